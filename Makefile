@@ -1,0 +1,88 @@
+# kurz: `make run` starts everything locally, `make test` runs every test.
+# Tools and the control plane are built into ./bin by the targets that need them.
+
+GO ?= go
+BIN := $(CURDIR)/bin
+CONTROLLER_GEN_VERSION := v0.23.0
+CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
+
+# The control plane (kube-apiserver, etcd, kubectl) for tests and `kurz dev`.
+# Set KUBEBUILDER_ASSETS to a directory holding them to skip the build.
+ifeq ($(origin KUBEBUILDER_ASSETS),undefined)
+K8S_BIN := $(BIN)/k8s
+BUILD_CONTROL_PLANE := 1
+else
+K8S_BIN := $(KUBEBUILDER_ASSETS)
+endif
+export KUBEBUILDER_ASSETS := $(K8S_BIN)
+
+TEST_TIMEOUT ?= 45m
+BENCH_TIME ?= 1x
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-16s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Run
+
+.PHONY: run
+run: control-plane build ## Start a local control plane and kurz on it (kurz dev). ARGS="..." passes flags.
+	$(BIN)/kurz dev $(ARGS)
+
+.PHONY: build
+build: ## Build bin/kurz.
+	$(GO) build -o $(BIN)/kurz ./cmd/kurz
+
+.PHONY: control-plane
+control-plane: ## Build kube-apiserver, etcd and kubectl from source into bin/k8s (skips what is built).
+ifdef BUILD_CONTROL_PLANE
+	@hack/build-control-plane.sh $(K8S_BIN)
+else
+	@echo "control plane: using KUBEBUILDER_ASSETS=$(K8S_BIN)"
+endif
+
+##@ Development
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the manager's RBAC role from markers.
+	$(CONTROLLER_GEN) rbac:roleName=kurz-manager crd paths="./..." \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code from markers.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: verify
+verify: manifests generate ## Fail when generated files are stale or go.mod is untidy.
+	$(GO) mod tidy -diff
+	@if [ -n "$$(git status --porcelain -- api config)" ]; then \
+		echo "generated files are stale; run 'make manifests generate' and commit:"; \
+		git status --porcelain -- api config; git diff --stat -- api config; exit 1; \
+	fi
+
+.PHONY: fmt
+fmt: ## go fmt.
+	$(GO) fmt ./...
+
+.PHONY: vet
+vet: ## go vet.
+	$(GO) vet ./...
+
+##@ Test
+
+.PHONY: test
+test: control-plane vet ## Run every test against a real kube-apiserver and etcd.
+	$(GO) test -timeout $(TEST_TIMEOUT) ./...
+
+.PHONY: bench
+bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
+	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchtime $(BENCH_TIME) -benchmem -timeout 60m ./...
+
+$(CONTROLLER_GEN):
+	GOBIN=$(BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+	mv $(BIN)/controller-gen $@

@@ -1,0 +1,35 @@
+package v1alpha1
+
+// ConditionReady is the one condition both kinds carry. For a Link it says
+// whether the link serves; for a Domain, whether DNS proves it.
+const ConditionReady = "Ready"
+
+// Reasons of a Link's Ready condition.
+const (
+	// ReasonActive: the link serves its destination.
+	ReasonActive = "Active"
+	// ReasonDomainNotFound: no Domain in the link's namespace has its
+	// hostname, or that Domain's hostname is claimed by another namespace.
+	ReasonDomainNotFound = "DomainNotFound"
+	// ReasonKeyConflict: an older Link in the namespace has the same domain
+	// and key; this one serves once that one goes away.
+	ReasonKeyConflict = "KeyConflict"
+	// ReasonExpired: expiresAt has passed; visitors go to the expiry target.
+	ReasonExpired = "Expired"
+)
+
+// Reasons of a Domain's Ready condition.
+const (
+	// ReasonVerified: DNS proves the domain (phase Active).
+	ReasonVerified = "Verified"
+	// ReasonVerificationPending: DNS does not prove the domain yet (phase
+	// Pending); the condition message says which record to publish.
+	ReasonVerificationPending = "VerificationPending"
+	// ReasonDomainClaimed: an older Domain in another namespace holds the
+	// hostname; this one is never served.
+	ReasonDomainClaimed = "DomainClaimed"
+)
+
+// ChallengeRecordPrefix is prepended to a hostname to name the TXT record
+// that proves ownership: _kurz-challenge.<domain>.
+const ChallengeRecordPrefix = "_kurz-challenge."

@@ -1,0 +1,130 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DomainSpec is a hostname that short links are served on.
+type DomainSpec struct {
+	// domain is the hostname, lowercase (international names in punycode).
+	// A hostname belongs to one namespace: the oldest Domain claiming it wins,
+	// later claims report DomainClaimed and are never served.
+	// +required
+	Domain Hostname `json:"domain"`
+
+	// notFoundURL is where visitors go for an unknown key and for the root
+	// of the domain. Unset, they get 404.
+	// +optional
+	NotFoundURL *URL `json:"notFoundURL,omitempty"`
+
+	// expiredURL is where visitors of an expired link go when the link has no
+	// expiredRedirectURL of its own. Unset, they get 410 Gone.
+	// +optional
+	ExpiredURL *URL `json:"expiredURL,omitempty"`
+}
+
+// DomainPhase is the DNS verification state of a Domain.
+// +kubebuilder:validation:Enum=Pending;Active
+type DomainPhase string
+
+const (
+	// DomainPending: DNS does not prove the domain is ours yet.
+	DomainPending DomainPhase = "Pending"
+	// DomainActive: the challenge record or a redirect target was found.
+	DomainActive DomainPhase = "Active"
+)
+
+// DNSRecord is a record to publish in DNS.
+type DNSRecord struct {
+	// name is the fully qualified record name.
+	// +required
+	Name string `json:"name"`
+	// type is the record type, e.g. TXT.
+	// +required
+	Type string `json:"type"`
+	// value is the record's content.
+	// +required
+	Value string `json:"value"`
+}
+
+// DomainStatus is what kurz observed about a Domain.
+type DomainStatus struct {
+	// phase is Pending until DNS proves the domain, then Active.
+	// +optional
+	Phase DomainPhase `json:"phase,omitempty"`
+
+	// verificationToken is the random value the challenge TXT record must
+	// hold. Generated once; not a secret (it is published in DNS).
+	// +optional
+	VerificationToken string `json:"verificationToken,omitempty"`
+
+	// record is the DNS record to publish to verify the domain.
+	// +optional
+	Record *DNSRecord `json:"record,omitempty"`
+
+	// lastCheckTime is when DNS was last queried.
+	// +optional
+	LastCheckTime *metav1.Time `json:"lastCheckTime,omitempty"`
+
+	// createdAt is when the domain was created, with microseconds.
+	// +optional
+	CreatedAt *metav1.MicroTime `json:"createdAt,omitempty"`
+
+	// updatedAt is when the spec last changed, with microseconds.
+	// +optional
+	UpdatedAt *metav1.MicroTime `json:"updatedAt,omitempty"`
+
+	// updatedGeneration is the metadata.generation updatedAt was stamped for.
+	// +optional
+	UpdatedGeneration int64 `json:"updatedGeneration,omitempty"`
+
+	// observedGeneration is the metadata.generation the controller last
+	// reconciled without error.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions describe the domain's state; Ready is True when Active.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=dom,categories=kurz
+// +kubebuilder:printcolumn:name="Domain",type=string,JSONPath=`.spec.domain`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Record",type=string,JSONPath=`.status.record.name`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// Domain is a hostname of a workspace (namespace) that serves short links.
+type Domain struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired domain.
+	// +required
+	Spec DomainSpec `json:"spec"`
+
+	// status is what kurz observed.
+	// +optional
+	Status DomainStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// DomainList is a list of Domains.
+type DomainList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Domain `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Domain{}, &DomainList{})
+}

@@ -1,0 +1,184 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// LinkSpec is what a short link points to and how it behaves.
+type LinkSpec struct {
+	// domain is the hostname the link is served on. It must be the spec.domain
+	// of a Domain in the same namespace, or the link does not serve
+	// (Ready=False, reason DomainNotFound).
+	// +required
+	Domain Hostname `json:"domain"`
+
+	// key is the path of the short link on its domain: 1-64 letters, digits,
+	// '-' and '_'. The pair (domain, key) is unique; when two Links claim it,
+	// the oldest serves and the other reports KeyConflict.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_-]+$')",message="may contain only letters, digits, '-' and '_'"
+	Key string `json:"key"`
+
+	// url is the destination visitors are redirected to.
+	// +required
+	URL URL `json:"url"`
+
+	// ios is the destination for iPhone and iPad visitors, when set.
+	// +optional
+	IOS *URL `json:"ios,omitempty"`
+
+	// android is the destination for Android visitors, when set.
+	// +optional
+	Android *URL `json:"android,omitempty"`
+
+	// utm holds campaign parameters added to the destination's query string
+	// (each only when the destination does not carry it already).
+	// +optional
+	UTM *LinkUTM `json:"utm,omitempty"`
+
+	// externalID identifies the link in another system.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ExternalID *int64 `json:"externalID,omitempty"`
+
+	// passwordHash is the bcrypt hash of the password visitors must enter;
+	// never the password itself. The API hashes what it is given; kubectl
+	// users put the output of `htpasswd -nbBC 10 "" PASSWORD | cut -d: -f2`.
+	// +optional
+	// +kubebuilder:validation:MaxLength=72
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[$]2[aby]?[$][0-9]{2}[$][./A-Za-z0-9]{53}$')",message="must be a bcrypt hash, not a plaintext password"
+	PasswordHash *string `json:"passwordHash,omitempty"`
+
+	// expiresAt is when the link stops redirecting to its destination. After
+	// it, visitors go to expiredRedirectURL, else the domain's expiredURL,
+	// else get 410 Gone.
+	// +optional
+	// +kubebuilder:validation:Format=date-time
+	ExpiresAt *metav1.Time `json:"expiresAt,omitempty"`
+
+	// expiredRedirectURL is where visitors go once the link has expired.
+	// +optional
+	ExpiredRedirectURL *URL `json:"expiredRedirectURL,omitempty"`
+
+	// tags label the link for people and tools; a set of distinct strings.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=64
+	Tags []string `json:"tags,omitempty"`
+}
+
+// LinkUTM holds the utm_* parameters of a link's destination.
+type LinkUTM struct {
+	// source is utm_source.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Source *string `json:"source,omitempty"`
+	// medium is utm_medium.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Medium *string `json:"medium,omitempty"`
+	// campaign is utm_campaign.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Campaign *string `json:"campaign,omitempty"`
+	// term is utm_term.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Term *string `json:"term,omitempty"`
+	// content is utm_content.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Content *string `json:"content,omitempty"`
+	// name is utm_name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Name *string `json:"name,omitempty"`
+}
+
+// LinkStatus is what kurz observed about a Link.
+type LinkStatus struct {
+	// shortURL is https://<domain>/<key>.
+	// +optional
+	ShortURL string `json:"shortURL,omitempty"`
+
+	// clicks counts the redirects served (HEAD requests and password forms
+	// excluded). Written by the redirect servers, never reset by kurz.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Clicks int64 `json:"clicks,omitempty"`
+
+	// lastClickTime is when the last counted click happened.
+	// +optional
+	LastClickTime *metav1.Time `json:"lastClickTime,omitempty"`
+
+	// createdAt is when the link was created, with microseconds.
+	// +optional
+	CreatedAt *metav1.MicroTime `json:"createdAt,omitempty"`
+
+	// updatedAt is when the spec last changed (through the API or kubectl),
+	// with microseconds.
+	// +optional
+	UpdatedAt *metav1.MicroTime `json:"updatedAt,omitempty"`
+
+	// updatedGeneration is the metadata.generation that updatedAt was stamped
+	// for. Whoever sees a newer generation first (the API server answering the
+	// write, or the controller for kubectl edits) stamps it, exactly once.
+	// +optional
+	UpdatedGeneration int64 `json:"updatedGeneration,omitempty"`
+
+	// observedGeneration is the metadata.generation the controller last
+	// reconciled without error.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions describe the link's state; Ready says whether it serves.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=lnk,categories=kurz
+// +kubebuilder:printcolumn:name="Domain",type=string,JSONPath=`.spec.domain`
+// +kubebuilder:printcolumn:name="Key",type=string,JSONPath=`.spec.key`
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.url`
+// +kubebuilder:printcolumn:name="Clicks",type=integer,JSONPath=`.status.clicks`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Short URL",type=string,JSONPath=`.status.shortURL`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// Link is a short link: https://<spec.domain>/<spec.key> redirects to spec.url.
+type Link struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired link.
+	// +required
+	Spec LinkSpec `json:"spec"`
+
+	// status is what kurz observed.
+	// +optional
+	Status LinkStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// LinkList is a list of Links.
+type LinkList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Link `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Link{}, &LinkList{})
+}

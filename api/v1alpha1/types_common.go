@@ -1,0 +1,20 @@
+package v1alpha1
+
+// URL is an absolute http or https URL with a host and no user-info. The CEL
+// rules refuse javascript:, data:, file: and every other scheme, and URLs that
+// smuggle credentials ("https://user:pass@host/").
+//
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=2048
+// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="must be an absolute http or https URL with a host"
+// +kubebuilder:validation:XValidation:rule="!self.matches('^[^/?#]*//[^/?#]*@')",message="must not contain user-info (user:password@)"
+type URL string
+
+// Hostname is a lowercase DNS name: labels of 1-63 letters, digits and inner
+// hyphens separated by dots, 253 characters at most. International names are
+// written in punycode (xn--...).
+//
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=253
+// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?([.][a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$')",message="must be a lowercase hostname of valid DNS labels (letters, digits and '-', separated by dots)"
+type Hostname string

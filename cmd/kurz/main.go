@@ -1,0 +1,74 @@
+// Command kurz is the kurz link shortener: `kurz manager` runs the controllers,
+// API server and redirect server against a cluster; `kurz dev` starts a local
+// control plane and runs them all on a laptop.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/kurz-dev/kurz/internal/manager"
+)
+
+const usage = `kurz: a Kubernetes-native link shortener.
+
+Usage:
+  kurz manager [flags]   run the controllers, API and redirect servers against a cluster
+  kurz dev [flags]       start a local control plane and run everything on it
+  kurz <command> -h      flags of a command
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "manager":
+		err = runManager(args)
+	case "dev":
+		err = runDev(args)
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "kurz: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kurz %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
+
+// newFlagSet returns a flag set with the manager's and the logger's flags.
+func newFlagSet(name string, o *manager.Options, zo *zap.Options) *flag.FlagSet {
+	fs := flag.NewFlagSet("kurz "+name, flag.ContinueOnError)
+	o.BindFlags(fs)
+	zo.BindFlags(fs)
+	return fs
+}
+
+func runManager(args []string) error {
+	o := manager.DefaultOptions()
+	zo := zap.Options{}
+	fs := newFlagSet("manager", &o, &zo)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zo)))
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("find the cluster: %w", err)
+	}
+	return manager.Run(ctrl.SetupSignalHandler(), cfg, o)
+}

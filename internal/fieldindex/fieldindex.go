@@ -1,0 +1,47 @@
+// Package fieldindex registers the cache field indexes every kurz role looks
+// objects up by, so that no role lists and filters a whole kind per request.
+package fieldindex
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+const (
+	// UID indexes Links and Domains by metadata.uid: API ids are object uids.
+	UID = "metadata.uid"
+	// Domain indexes Links and Domains by spec.domain: Domain changes reach
+	// their Links, hostname claims and key conflicts are found without a scan.
+	Domain = "spec.domain"
+)
+
+// Setup registers the indexes with the manager's cache. Call it once, before
+// the manager starts.
+func Setup(ctx context.Context, indexer client.FieldIndexer) error {
+	indexes := []struct {
+		obj     client.Object
+		field   string
+		extract client.IndexerFunc
+	}{
+		{&kurzv1alpha1.Link{}, UID, uidOf},
+		{&kurzv1alpha1.Domain{}, UID, uidOf},
+		{&kurzv1alpha1.Link{}, Domain, func(o client.Object) []string {
+			return []string{string(o.(*kurzv1alpha1.Link).Spec.Domain)}
+		}},
+		{&kurzv1alpha1.Domain{}, Domain, func(o client.Object) []string {
+			return []string{string(o.(*kurzv1alpha1.Domain).Spec.Domain)}
+		}},
+	}
+	for _, ix := range indexes {
+		if err := indexer.IndexField(ctx, ix.obj, ix.field, ix.extract); err != nil {
+			return fmt.Errorf("index %T by %s: %w", ix.obj, ix.field, err)
+		}
+	}
+	return nil
+}
+
+func uidOf(o client.Object) []string { return []string{string(o.GetUID())} }

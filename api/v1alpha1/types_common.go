@@ -6,7 +6,7 @@ package v1alpha1
 //
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=2048
-// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ”",message="must be an absolute http or https URL with a host"
+// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && size(url(self).getHostname()) > 0",message="must be an absolute http or https URL with a host"
 // +kubebuilder:validation:XValidation:rule="!self.matches('^[^/?#]*//[^/?#]*@')",message="must not contain user-info (user:password@)"
 type URL string
 

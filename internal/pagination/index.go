@@ -1,0 +1,216 @@
+package pagination
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// EventSource is the part of a controller-runtime cache.Informer (or a
+// client-go shared informer) that Register needs.
+type EventSource interface {
+	AddEventHandler(handler toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error)
+}
+
+// Index keeps the objects of each namespace ordered newest first (created
+// time descending, then uid descending) so that list pages are cut in
+// O(log n + limit). It holds the informer's pointers, never copies, and is
+// safe for concurrent use.
+type Index[T client.Object] struct {
+	createdAt func(T) time.Time
+
+	mu    sync.RWMutex
+	items map[types.UID]item
+	trees map[string]*tree[T]
+	// changed is closed and cleared on every change; WaitFor creates it
+	// lazily, so an informer sync with no one waiting allocates nothing.
+	changed chan struct{}
+}
+
+// item is what the index remembers per uid to find and move its entry.
+type item struct {
+	namespace string
+	key       sortKey
+	rv        uint64
+}
+
+// NewIndex returns an empty index ordering objects by createdAt.
+func NewIndex[T client.Object](createdAt func(T) time.Time) *Index[T] {
+	return &Index[T]{
+		createdAt: createdAt,
+		items:     map[types.UID]item{},
+		trees:     map[string]*tree[T]{},
+	}
+}
+
+// Register feeds the index from an informer's add, update and delete events.
+func (ix *Index[T]) Register(informer EventSource) error {
+	_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			if o, ok := obj.(T); ok {
+				ix.Upsert(o)
+			}
+		},
+		UpdateFunc: func(_, obj any) {
+			if o, ok := obj.(T); ok {
+				ix.Upsert(o)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if o, ok := obj.(T); ok {
+				ix.Delete(o)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("registering pagination index handler: %w", err)
+	}
+	return nil
+}
+
+// Upsert adds obj or moves it to its current place. An object older than the
+// one indexed (lower resourceVersion) is ignored, so a caller that feeds a
+// write's answer cannot undo a newer informer event.
+func (ix *Index[T]) Upsert(obj T) {
+	uid := obj.GetUID()
+	if uid == "" {
+		return
+	}
+	t := ix.createdAt(obj)
+	k := sortKey{sec: t.Unix(), nsec: int32(t.Nanosecond()), uid: uid}
+	rv := parseRV(obj.GetResourceVersion())
+	ns := obj.GetNamespace()
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if old, ok := ix.items[uid]; ok {
+		if rv != 0 && rv < old.rv {
+			return
+		}
+		if old.namespace != ns || old.key != k {
+			ix.removeLocked(old)
+		}
+	}
+	tr := ix.trees[ns]
+	if tr == nil {
+		tr = newTree[T]()
+		ix.trees[ns] = tr
+	}
+	tr.insert(entry[T]{key: k, obj: obj})
+	ix.items[uid] = item{namespace: ns, key: k, rv: rv}
+	ix.notifyLocked()
+}
+
+// Delete removes obj (found by uid; the rest of obj may be stale).
+func (ix *Index[T]) Delete(obj T) {
+	uid := obj.GetUID()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	old, ok := ix.items[uid]
+	if !ok {
+		return
+	}
+	ix.removeLocked(old)
+	delete(ix.items, uid)
+	ix.notifyLocked()
+}
+
+func (ix *Index[T]) removeLocked(it item) {
+	tr := ix.trees[it.namespace]
+	if tr == nil {
+		return
+	}
+	tr.remove(it.key)
+	if tr.len() == 0 {
+		delete(ix.trees, it.namespace)
+	}
+}
+
+func (ix *Index[T]) notifyLocked() {
+	if ix.changed != nil {
+		close(ix.changed)
+		ix.changed = nil
+	}
+}
+
+// Page returns up to limit objects of namespace from position offset
+// (0-based, newest first) and the namespace's total. A negative offset
+// counts as 0; an offset past the end gives no items.
+func (ix *Index[T]) Page(namespace string, offset, limit int) (items []T, total int) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	tr := ix.trees[namespace]
+	if tr == nil {
+		return []T{}, 0
+	}
+	total = tr.len()
+	n := 0
+	if offset >= 0 && offset < total && limit > 0 {
+		n = min(limit, total-offset)
+	}
+	return tr.slice(offset, limit, make([]T, 0, n)), total
+}
+
+// Get returns the indexed object with uid, if any.
+func (ix *Index[T]) Get(uid types.UID) (T, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var zero T
+	it, ok := ix.items[uid]
+	if !ok {
+		return zero, false
+	}
+	return ix.trees[it.namespace].find(it.key)
+}
+
+// WaitFor blocks until the index has seen uid at resourceVersion rv or a
+// later one or, when deleted is true, until uid is absent (rv is then
+// unused). The API calls it after each write so that the writer's next read
+// sees its write. resourceVersions are etcd revisions, compared as numbers.
+func (ix *Index[T]) WaitFor(ctx context.Context, uid types.UID, rv string, deleted bool) error {
+	var want uint64
+	if !deleted {
+		var err error
+		if want, err = strconv.ParseUint(rv, 10, 64); err != nil {
+			return fmt.Errorf("waiting for %s: resourceVersion %q is not a number: %w", uid, rv, err)
+		}
+	}
+	for {
+		ix.mu.Lock()
+		it, ok := ix.items[uid]
+		if deleted && !ok || !deleted && ok && it.rv >= want {
+			ix.mu.Unlock()
+			return nil
+		}
+		if ix.changed == nil {
+			ix.changed = make(chan struct{})
+		}
+		ch := ix.changed
+		ix.mu.Unlock()
+
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s to reach the list index: %w", uid, ctx.Err())
+		}
+	}
+}
+
+// parseRV reads a resourceVersion; one that is not a number counts as 0
+// (unordered), which never blocks an update.
+func parseRV(rv string) uint64 {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,80 @@
+package config_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+// badObject is a manifest kube-apiserver must refuse, and what the refusal
+// must say: the field path, and a fragment of the reason.
+type badObject struct {
+	name    string
+	kind    string // Link or Domain
+	spec    string // YAML of spec
+	field   string
+	message string
+}
+
+const validLinkSpec = `{domain: go.example.com, key: ok, url: "https://example.com/"}`
+
+var badObjects = []badObject{
+	{"javascript URL", "Link", `{domain: go.example.com, key: a, url: "javascript:alert(1)"}`, "spec.url", "absolute http or https URL"},
+	{"data URL", "Link", `{domain: go.example.com, key: a, url: "data:text/html,<script>alert(1)</script>"}`, "spec.url", "absolute http or https URL"},
+	{"file URL", "Link", `{domain: go.example.com, key: a, url: "file:///etc/passwd"}`, "spec.url", "absolute http or https URL"},
+	{"ftp URL", "Link", `{domain: go.example.com, key: a, url: "ftp://example.com/x"}`, "spec.url", "absolute http or https URL"},
+	{"relative URL", "Link", `{domain: go.example.com, key: a, url: "/just/a/path"}`, "spec.url", "absolute http or https URL"},
+	{"URL with user-info", "Link", `{domain: go.example.com, key: a, url: "https://user:secret@example.com/"}`, "spec.url", "user-info"},
+	{"URL too long", "Link", `{domain: go.example.com, key: a, url: "https://example.com/` + strings.Repeat("a", v1alpha1.URLMaxLength) + `"}`, "spec.url", "Too long"},
+	{"key too long", "Link", `{domain: go.example.com, url: "https://example.com/", key: ` + strings.Repeat("k", v1alpha1.KeyMaxLength+1) + `}`, "spec.key", "Too long"},
+	{"key with a space", "Link", `{domain: go.example.com, url: "https://example.com/", key: "my key"}`, "spec.key", "only letters, digits"},
+	{"key with a slash", "Link", `{domain: go.example.com, url: "https://example.com/", key: "a/b"}`, "spec.key", "only letters, digits"},
+	{"empty key", "Link", `{domain: go.example.com, url: "https://example.com/", key: ""}`, "spec.key", "at least 1 chars long"},
+	{"missing url", "Link", `{domain: go.example.com, key: a}`, "spec.url", "Required value"},
+	{"missing domain", "Link", `{key: a, url: "https://example.com/"}`, "spec.domain", "Required value"},
+	{"uppercase hostname", "Link", `{domain: Go.Example.com, key: a, url: "https://example.com/"}`, "spec.domain", "lowercase hostname"},
+	{"hostname with underscore", "Domain", `{domain: exa_mple.com}`, "spec.domain", "lowercase hostname"},
+	{"hostname with leading hyphen", "Domain", `{domain: -bad.example.com}`, "spec.domain", "lowercase hostname"},
+	{"hostname label over 63", "Domain", `{domain: ` + strings.Repeat("a", 64) + `.com}`, "spec.domain", "lowercase hostname"},
+	{"hostname with a port", "Domain", `{domain: "example.com:8080"}`, "spec.domain", "lowercase hostname"},
+	{"missing hostname", "Domain", `{notFoundURL: "https://example.com/"}`, "spec.domain", "Required value"},
+	{"negative externalID", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", externalID: -1}`, "spec.externalID", "greater than or equal to 0"},
+	{"expiresAt not a date", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", expiresAt: "next tuesday"}`, "spec.expiresAt", "date-time"},
+	{"duplicate tags", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", tags: [sale, sale]}`, "spec.tags[1]", "Duplicate value"},
+	{"tag too long", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", tags: [` + strings.Repeat("t", v1alpha1.TagMaxLength+1) + `]}`, "spec.tags[0]", "Too long"},
+	{"empty tag", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", tags: [""]}`, "spec.tags[0]", "at least 1 chars long"},
+	{"utm value too long", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", utm: {source: ` + strings.Repeat("u", v1alpha1.UTMMaxLength+1) + `}}`, "spec.utm.source", "Too long"},
+	{"plaintext password", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", passwordHash: hunter2}`, "spec.passwordHash", "bcrypt hash"},
+	{"javascript ios target", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", ios: "javascript:alert(1)"}`, "spec.ios", "absolute http or https URL"},
+	{"android target with user-info", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", android: "http://a:b@evil.example/"}`, "spec.android", "user-info"},
+	{"data expiredRedirectURL", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", expiredRedirectURL: "data:,gone"}`, "spec.expiredRedirectURL", "absolute http or https URL"},
+	{"javascript notFoundURL", "Domain", `{domain: example.com, notFoundURL: "javascript:void(0)"}`, "spec.notFoundURL", "absolute http or https URL"},
+	{"expiredURL without host", "Domain", `{domain: example.com, expiredURL: "https://"}`, "spec.expiredURL", "absolute http or https URL"},
+}
+
+func TestKubeAPIServerRejectsBadObjects(t *testing.T) {
+	ns := newNamespace(t)
+	for _, tc := range badObjects {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			obj := manifest(t, tc.kind, "bad", ns, tc.spec)
+			err := k8s.Create(context.Background(), obj)
+			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+			g.Expect(err.Error()).To(ContainSubstring(tc.field+":"), "the error names the field")
+			g.Expect(err.Error()).To(ContainSubstring(tc.message))
+		})
+	}
+}
+
+// TestValidLinkIsAccepted keeps the table honest: the same manifest with a
+// good spec must pass, so a rejection above is down to the bad field alone.
+func TestValidLinkIsAccepted(t *testing.T) {
+	ns := newNamespace(t)
+	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Link", "good", ns, validLinkSpec))).To(Succeed())
+	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Domain", "good", ns, `{domain: xn--bcher-kva.example}`))).To(Succeed())
+}

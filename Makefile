@@ -16,6 +16,10 @@ K8S_BIN := $(KUBEBUILDER_ASSETS)
 endif
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
 
+IMG ?= kurz:latest
+KUBECTL ?= $(K8S_BIN)/kubectl
+CONTAINER_TOOL ?= docker
+
 TEST_TIMEOUT ?= 45m
 BENCH_TIME ?= 1x
 
@@ -82,6 +86,20 @@ test: control-plane vet ## Run every test against a real kube-apiserver and etcd
 .PHONY: bench
 bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
 	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchtime $(BENCH_TIME) -benchmem -timeout 60m ./...
+
+##@ Deploy
+
+.PHONY: docker-build
+docker-build: ## Build the container image IMG.
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: deploy
+deploy: control-plane ## Install kurz on the cluster of the current kubeconfig, with image IMG.
+	$(KUBECTL) kustomize config/default | sed 's|image: kurz:latest|image: $(IMG)|' | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: control-plane ## Remove kurz from the cluster (the CRDs, and so every Link and Domain, too).
+	$(KUBECTL) kustomize config/default | $(KUBECTL) delete --ignore-not-found -f -
 
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)

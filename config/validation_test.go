@@ -7,8 +7,10 @@ import (
 
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/validation"
 )
 
 // badObject is a manifest kube-apiserver must refuse, and what the refusal
@@ -77,4 +79,73 @@ func TestValidLinkIsAccepted(t *testing.T) {
 	ns := newNamespace(t)
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Link", "good", ns, validLinkSpec))).To(Succeed())
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Domain", "good", ns, `{domain: xn--bcher-kva.example}`))).To(Succeed())
+}
+
+// TestAPIValidatorsRejectTheSameObjects feeds the table through the Go
+// validators the API uses, so that what kubectl cannot create, the API
+// cannot create either.
+func TestAPIValidatorsRejectTheSameObjects(t *testing.T) {
+	for _, tc := range badObjects {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			fields, decodeErr := specErrors(tc.kind, tc.spec)
+			if decodeErr != nil {
+				// A value of the wrong shape (a date that is not one) fails
+				// before validation, as it does in the API's JSON decoding.
+				g.Expect(decodeErr.Error()).To(ContainSubstring("parsing time"))
+				return
+			}
+			want, _, _ := strings.Cut(tc.field, "[")
+			g.Expect(fields).To(HaveKey(want), "Go validators flag %s", want)
+		})
+	}
+}
+
+// specErrors runs every field validator on a spec, keyed by field path.
+func specErrors(kind, specYAML string) (map[string]string, error) {
+	errs := map[string]string{}
+	check := func(path, msg string) {
+		if msg != "" {
+			errs[path] = msg
+		}
+	}
+	checkURL := func(path string, u *v1alpha1.URL) {
+		if u != nil {
+			check(path, validation.URL(string(*u)))
+		}
+	}
+	if kind == "Domain" {
+		var s v1alpha1.DomainSpec
+		if err := yaml.Unmarshal([]byte(specYAML), &s); err != nil {
+			return nil, err
+		}
+		check("spec.domain", validation.Hostname(string(s.Domain)))
+		checkURL("spec.notFoundURL", s.NotFoundURL)
+		checkURL("spec.expiredURL", s.ExpiredURL)
+		return errs, nil
+	}
+	var s v1alpha1.LinkSpec
+	if err := yaml.Unmarshal([]byte(specYAML), &s); err != nil {
+		return nil, err
+	}
+	check("spec.domain", validation.Hostname(string(s.Domain)))
+	check("spec.key", validation.Key(s.Key))
+	check("spec.url", validation.URL(string(s.URL)))
+	checkURL("spec.ios", s.IOS)
+	checkURL("spec.android", s.Android)
+	checkURL("spec.expiredRedirectURL", s.ExpiredRedirectURL)
+	if s.ExternalID != nil {
+		check("spec.externalID", validation.ExternalID(*s.ExternalID))
+	}
+	if s.PasswordHash != nil {
+		check("spec.passwordHash", validation.PasswordHash(*s.PasswordHash))
+	}
+	check("spec.tags", validation.Tags(s.Tags))
+	for _, tag := range s.Tags {
+		check("spec.tags", validation.Tag(tag))
+	}
+	if s.UTM != nil && s.UTM.Source != nil {
+		check("spec.utm.source", validation.UTM(*s.UTM.Source))
+	}
+	return errs, nil
 }

@@ -1,0 +1,169 @@
+// Package dns proves that a Domain belongs to whoever created it: either a
+// TXT record _kurz-challenge.<domain> holds the Domain's verification token,
+// or the domain resolves (CNAME, A or AAAA) to one of kurz's redirect targets.
+//
+// Lookups go through one configurable server (host:port), or the system
+// resolver when none is set. The Go resolver does not cache, so a record that
+// is published or removed shows on the next check.
+package dns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+// Method says how a domain was proven.
+type Method string
+
+const (
+	// MethodNone: nothing proves the domain.
+	MethodNone Method = ""
+	// MethodTXT: the challenge TXT record holds the token.
+	MethodTXT Method = "TXT"
+	// MethodCNAME: the domain is an alias of a redirect target hostname.
+	MethodCNAME Method = "CNAME"
+	// MethodAddress: an A or AAAA record of the domain is an address of a
+	// redirect target.
+	MethodAddress Method = "Address"
+)
+
+// Result is the outcome of one verification.
+type Result struct {
+	// Method is how the domain was proven; MethodNone when it was not.
+	Method Method
+	// Target is the redirect target matched by MethodCNAME or
+	// MethodAddress.
+	Target string
+}
+
+// Verified reports whether DNS proves the domain.
+func (r Result) Verified() bool { return r.Method != MethodNone }
+
+// Verifier checks domains against DNS. It is safe for concurrent use.
+type Verifier struct {
+	resolver *net.Resolver
+	targets  Targets
+	timeout  time.Duration
+}
+
+// Config configures a Verifier.
+type Config struct {
+	// Server is the DNS server as host:port; empty means the system
+	// resolver.
+	Server string
+	// Targets are the redirect targets (hostnames or IPs) a domain may
+	// point at instead of publishing the TXT record.
+	Targets []string
+	// Timeout bounds one verification (all its lookups); zero means 10s.
+	Timeout time.Duration
+}
+
+// New returns a Verifier, or an error when the server address or a target
+// is malformed.
+func New(c Config) (*Verifier, error) {
+	targets, err := ParseTargets(c.Targets)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verifier{resolver: net.DefaultResolver, targets: targets, timeout: c.Timeout}
+	if v.timeout <= 0 {
+		v.timeout = 10 * time.Second
+	}
+	if c.Server != "" {
+		if _, _, err := net.SplitHostPort(c.Server); err != nil {
+			return nil, fmt.Errorf("DNS server %q: want host:port: %w", c.Server, err)
+		}
+		server := c.Server
+		v.resolver = &net.Resolver{
+			PreferGo: true,
+			// Every query goes to the configured server, whatever
+			// /etc/resolv.conf lists; network is udp, or tcp when a UDP
+			// answer was truncated.
+			Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, network, server)
+			},
+		}
+	}
+	return v, nil
+}
+
+// Verify reports whether DNS proves domain with token. The TXT record is
+// tried first, then the redirect targets. A lookup that found nothing is not
+// an error; a failed lookup (timeout, server failure) is, unless another
+// method proved the domain anyway, so a flaky server cannot demote a domain
+// by accident: the caller keeps its last answer on error.
+func (v *Verifier) Verify(ctx context.Context, domain, token string) (Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, v.timeout)
+	defer cancel()
+	// A trailing dot makes names absolute, so the resolver never appends
+	// search domains and asks only what we mean.
+	fqdn := strings.TrimSuffix(domain, ".") + "."
+
+	var errs []error
+	ok, err := v.checkTXT(ctx, kurzv1alpha1.ChallengeRecordPrefix+fqdn, token)
+	if ok {
+		return Result{Method: MethodTXT}, nil
+	}
+	errs = append(errs, err)
+	if v.targets.Empty() {
+		return Result{}, errors.Join(errs...)
+	}
+
+	cname, err := v.resolver.LookupCNAME(ctx, fqdn)
+	if err == nil {
+		if t, ok := v.targets.MatchHost(cname); ok && !sameName(cname, fqdn) {
+			return Result{Method: MethodCNAME, Target: t}, nil
+		}
+	} else if !isNotFound(err) {
+		errs = append(errs, fmt.Errorf("look up CNAME of %s: %w", domain, err))
+	}
+
+	addrs, err := v.resolver.LookupNetIP(ctx, "ip", fqdn)
+	if err != nil {
+		if !isNotFound(err) {
+			errs = append(errs, fmt.Errorf("look up addresses of %s: %w", domain, err))
+		}
+		return Result{}, errors.Join(errs...)
+	}
+	targetAddrs := v.targets.Addresses(ctx, v.resolver)
+	for _, a := range addrs {
+		if t, ok := targetAddrs[a.Unmap()]; ok {
+			return Result{Method: MethodAddress, Target: t}, nil
+		}
+	}
+	return Result{}, errors.Join(errs...)
+}
+
+// checkTXT reports whether a TXT record at name holds token exactly.
+func (v *Verifier) checkTXT(ctx context.Context, name, token string) (bool, error) {
+	if token == "" {
+		return false, nil
+	}
+	records, err := v.resolver.LookupTXT(ctx, name)
+	if err != nil {
+		if isNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("look up TXT %s: %w", strings.TrimSuffix(name, "."), err)
+	}
+	for _, r := range records {
+		if strings.TrimSpace(r) == token {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// isNotFound reports whether err says the name or record does not exist
+// (NXDOMAIN or no data), which is an answer, not a failure.
+func isNotFound(err error) bool {
+	var de *net.DNSError
+	return errors.As(err, &de) && de.IsNotFound
+}

@@ -87,6 +87,10 @@ test: control-plane vet ## Run every test against a real kube-apiserver and etcd
 bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
 	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchtime $(BENCH_TIME) -benchmem -timeout 60m ./...
 
+.PHONY: bench-redirect
+bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light). LINKS, CONNECTIONS, DURATION, ROUNDS.
+	GO=$(GO) hack/bench-redirect.sh
+
 ##@ Deploy
 
 .PHONY: docker-build

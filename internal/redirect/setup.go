@@ -1,25 +1,146 @@
 // Package redirect serves https://<domain>/<key> from an in-memory index fed
 // by the informer cache, and counts clicks.
+//
+// Every replica runs it (no leader election): the index decides on its own,
+// with internal/claims, which Domain holds a hostname and which Link holds a
+// key, so replicas agree without waiting for the controllers' conditions.
+// Clicks are counted in memory and flushed as status patches with an
+// optimistic lock, so replicas never lose each other's counts.
 package redirect
 
 import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
 	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // Options configure the redirect server.
 type Options struct {
+	// BindAddress is where the redirect listener listens.
 	BindAddress string
+	// Status is the code of redirect answers: 301, 302, 307 or 308.
+	Status int
+	// CookieSecret signs the cookies that remember a typed password. Replicas
+	// must share it, or a visitor moved to another replica types the password
+	// again. Empty (and no CookieSecretFile): a random per-process key.
+	CookieSecret string
+	// CookieSecretFile holds the cookie secret (e.g. a mounted Secret).
+	CookieSecretFile string
+	// ClickFlushInterval is how often counted clicks are written to status.
+	ClickFlushInterval time.Duration
+	// ClickFlushQPS bounds the rate of click status writes of this replica.
+	ClickFlushQPS float64
+	// ShutdownTimeout bounds the graceful shutdown of the listener and the
+	// final click flush (each).
+	ShutdownTimeout time.Duration
 }
 
 // DefaultOptions returns the production defaults.
-func DefaultOptions() Options { return Options{BindAddress: ":8081"} }
+func DefaultOptions() Options {
+	return Options{
+		BindAddress:        ":8081",
+		Status:             http.StatusFound,
+		ClickFlushInterval: 10 * time.Second,
+		ClickFlushQPS:      50,
+		ShutdownTimeout:    10 * time.Second,
+	}
+}
 
 // BindFlags registers the redirect server's flags on fs.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.BindAddress, "redirect-bind-address", o.BindAddress, "Address the redirect server listens on.")
+	fs.IntVar(&o.Status, "redirect-status", o.Status, "HTTP status of redirects: 301, 302, 307 or 308.")
+	fs.StringVar(&o.CookieSecret, "redirect-cookie-secret", o.CookieSecret, "Secret that signs password cookies; share it between replicas (default: a random key per process, so a visitor may have to retype a password on another replica).")
+	fs.StringVar(&o.CookieSecretFile, "redirect-cookie-secret-file", o.CookieSecretFile, "File holding the password cookie secret (overrides --redirect-cookie-secret).")
+	fs.DurationVar(&o.ClickFlushInterval, "click-flush-interval", o.ClickFlushInterval, "How often counted clicks are written to the Links' status.")
+	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
+	fs.DurationVar(&o.ShutdownTimeout, "redirect-shutdown-timeout", o.ShutdownTimeout, "Time allowed to drain connections, and then to flush clicks, on shutdown.")
+}
+
+// Validate reports options that cannot work.
+func (o *Options) Validate() error {
+	switch o.Status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		return fmt.Errorf("--redirect-status must be 301, 302, 307 or 308, not %d", o.Status)
+	}
+	if o.ClickFlushInterval <= 0 {
+		return errors.New("--click-flush-interval must be positive")
+	}
+	if o.ClickFlushQPS <= 0 {
+		return errors.New("--click-flush-qps must be positive")
+	}
+	if o.ShutdownTimeout <= 0 {
+		return errors.New("--redirect-shutdown-timeout must be positive")
+	}
+	return nil
+}
+
+// cookieKey derives the HMAC key for password cookies from the configured
+// secret, or makes a random one for this process.
+func (o *Options) cookieKey() ([]byte, error) {
+	secret := o.CookieSecret
+	if o.CookieSecretFile != "" {
+		b, err := os.ReadFile(o.CookieSecretFile)
+		if err != nil {
+			return nil, fmt.Errorf("read --redirect-cookie-secret-file: %w", err)
+		}
+		secret = strings.TrimSpace(string(b))
+		if secret == "" {
+			return nil, errors.New("--redirect-cookie-secret-file is empty")
+		}
+	}
+	if secret == "" {
+		key := make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			return nil, fmt.Errorf("random cookie key: %w", err)
+		}
+		return key, nil
+	}
+	// Hash with a purpose prefix so the secret is never used raw and could be
+	// shared with another use without the keys colliding.
+	sum := sha256.Sum256([]byte("kurz redirect password cookie\x00" + secret))
+	return sum[:], nil
 }
 
 // Setup adds the redirect server to mgr. It runs on every replica.
-func Setup(mgr ctrl.Manager, o Options) error { return nil }
+func Setup(mgr ctrl.Manager, o Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	registerMetrics()
+	ix := NewIndex()
+	// Setup has no context of its own; before the manager starts, GetInformer
+	// only registers the informer, it does not block.
+	regs, err := ix.watch(context.Background(), mgr.GetCache())
+	if err != nil {
+		return err
+	}
+	f := newFlusher(ix.clicks, mgr.GetClient(), mgr.GetAPIReader(), o.ClickFlushQPS)
+	srv, err := NewServer(o, ix, f)
+	if err != nil {
+		return err
+	}
+	srv.synced = regs
+	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error {
+		if !srv.Synced() {
+			return errors.New("redirect index not synced yet")
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("add redirect readiness check: %w", err)
+	}
+	if err := mgr.Add(srv); err != nil {
+		return fmt.Errorf("add redirect server: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Benchmark the redirect server against nginx answering `return 302`.
+#
+# Both servers hold the same core (taskset -c 0, nginx with one worker, kurz
+# with GOMAXPROCS following the affinity); wrk runs on the other core with the
+# same connections, duration and a Lua script picking random keys of the
+# LINKS links. Rounds alternate between the servers. kurz runs the real
+# handler (index lookup, expiry, device targeting, utm, click counting,
+# metrics) through internal/redirect/cmd/redirect-bench, which fills the index
+# directly instead of from a cluster.
+#
+# Knobs: LINKS (10000), CONNECTIONS (64), DURATION (10s), ROUNDS (3).
+set -euo pipefail
+
+LINKS=${LINKS:-10000}
+CONNECTIONS=${CONNECTIONS:-64}
+DURATION=${DURATION:-10s}
+ROUNDS=${ROUNDS:-3}
+KURZ_ADDR=127.0.0.1:18081
+NGINX_ADDR=127.0.0.1:18090
+HOST=bench.kurz.test
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+GO=${GO:-go}
+
+need_apt() {
+	local missing=()
+	command -v wrk >/dev/null || missing+=(wrk)
+	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+	[ ${#missing[@]} -eq 0 ] && return
+	echo "installing ${missing[*]}"
+	local sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo=sudo
+	if ! $sudo apt-get install -y "${missing[@]}" >/dev/null 2>&1; then
+		$sudo apt-get update >/dev/null
+		$sudo apt-get install -y "${missing[@]}" >/dev/null
+	fi
+}
+need_apt
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+if [ "$(nproc)" -lt 2 ]; then
+	echo "bench-redirect needs 2 cores (server on one, wrk on the other)" >&2
+	exit 1
+fi
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "building the benchmark server"
+(cd "$ROOT" && $GO build -o "$WORK/redirect-bench" ./internal/redirect/cmd/redirect-bench)
+
+cat >"$WORK/random-keys.lua" <<LUA
+math.randomseed(os.time())
+wrk.headers["Host"] = "$HOST"
+request = function()
+	return wrk.format("GET", "/k" .. math.random(0, $LINKS - 1))
+end
+done = function(summary, latency, requests)
+	local e = summary.errors
+	io.write(string.format("RESULT rps=%.0f p99_us=%d errors=%d requests=%d\n",
+		summary.requests / (summary.duration / 1e6), latency:percentile(99),
+		e.connect + e.read + e.write + e.status + e.timeout, summary.requests))
+end
+LUA
+
+mkdir -p "$WORK/nginx"
+cat >"$WORK/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	client_body_temp_path $WORK/nginx/body;
+	proxy_temp_path $WORK/nginx/proxy;
+	fastcgi_temp_path $WORK/nginx/fastcgi;
+	uwsgi_temp_path $WORK/nginx/uwsgi;
+	scgi_temp_path $WORK/nginx/scgi;
+	server {
+		listen $NGINX_ADDR;
+		location / { return 302 https://www.example.com/; }
+	}
+}
+NGINX
+
+taskset -c 0 "$NGINX" -p "$WORK/nginx" -e "$WORK/nginx/error.log" -c "$WORK/nginx/nginx.conf" &
+PIDS+=($!)
+taskset -c 0 "$WORK/redirect-bench" -addr "$KURZ_ADDR" -host "$HOST" -links "$LINKS" >"$WORK/kurz.out" 2>&1 &
+PIDS+=($!)
+
+wait_up() {
+	for _ in $(seq 100); do
+		curl -s -o /dev/null -H "Host: $HOST" "http://$1/k0" && return
+		sleep 0.1
+	done
+	echo "server on $1 did not come up" >&2
+	cat "$WORK/kurz.out" "$WORK/nginx/error.log" >&2 || true
+	exit 1
+}
+wait_up "$NGINX_ADDR"
+wait_up "$KURZ_ADDR"
+
+# The answer under test must be the real redirect, not a 404.
+code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOST" "http://$KURZ_ADDR/k$((LINKS - 1))")
+if [ "$code" != 302 ]; then
+	echo "kurz answered $code for a known key, expected 302" >&2
+	exit 1
+fi
+
+run_wrk() { # name addr duration
+	taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$3" --latency -s "$WORK/random-keys.lua" "http://$2/" |
+		awk -v name="$1" '/^RESULT/ { print name, $0 }'
+}
+
+echo "warming up"
+run_wrk nginx "$NGINX_ADDR" 2s >/dev/null
+run_wrk kurz "$KURZ_ADDR" 2s >/dev/null
+
+echo "rounds: $ROUNDS x $DURATION, $CONNECTIONS connections, $LINKS random keys"
+: >"$WORK/results"
+for r in $(seq "$ROUNDS"); do
+	if [ $((r % 2)) -eq 1 ]; then order="nginx kurz"; else order="kurz nginx"; fi
+	for s in $order; do
+		if [ "$s" = nginx ]; then addr=$NGINX_ADDR; else addr=$KURZ_ADDR; fi
+		line=$(run_wrk "$s" "$addr" "$DURATION")
+		echo "  round $r: $line"
+		echo "$line" >>"$WORK/results"
+	done
+done
+
+awk '
+	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] += kv[2] } ; n[$1]++
+	  split($4, p, "="); if (p[2] > p99[$1]) p99[$1] = p[2] }
+	END {
+		for (s in n) rps[s] = v[s, "rps"] / n[s]
+		printf "nginx: %8.0f req/s  p99 %6.2f ms (worst round)  errors %d\n", rps["nginx"], p99["nginx"] / 1000, v["nginx", "errors"]
+		printf "kurz:  %8.0f req/s  p99 %6.2f ms (worst round)  errors %d\n", rps["kurz"], p99["kurz"] / 1000, v["kurz", "errors"]
+		printf "ratio kurz/nginx: %.2f (aim >= 0.85)\n", rps["kurz"] / rps["nginx"]
+	}' "$WORK/results"
+grep -E '^(links in index|index memory per link)' "$WORK/kurz.out"

@@ -1,0 +1,188 @@
+package redirect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"golang.org/x/time/rate"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+// clickQueue holds the counters clicked since the last flush.
+type clickQueue struct {
+	mu  sync.Mutex
+	cur []*counter
+}
+
+func (q *clickQueue) push(c *counter) {
+	q.mu.Lock()
+	q.cur = append(q.cur, c)
+	q.mu.Unlock()
+}
+
+func (q *clickQueue) take() []*counter {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.cur
+	q.cur = nil
+	return out
+}
+
+// requeue gives back counts a flush could not write, for the next flush.
+func (c *counter) requeue(delta, last int64) {
+	c.n.Add(delta)
+	for {
+		cur := c.last.Load()
+		if cur >= last || c.last.CompareAndSwap(cur, last) {
+			break
+		}
+	}
+	if c.queued.CompareAndSwap(false, true) {
+		c.q.push(c)
+	}
+}
+
+// maxConflictRetries bounds the re-reads after a conflict within one flush;
+// past it, the counts wait for the next flush.
+const maxConflictRetries = 5
+
+// flusher writes counted clicks to the Links' status.
+type flusher struct {
+	q       *clickQueue
+	cached  client.Client // reads from the informer cache, writes to the API
+	live    client.Reader // reads from the API, after a conflict
+	limiter *rate.Limiter
+}
+
+func newFlusher(q *clickQueue, c client.Client, live client.Reader, qps float64) *flusher {
+	burst := max(int(qps), 1)
+	return &flusher{q: q, cached: c, live: live, limiter: rate.NewLimiter(rate.Limit(qps), burst)}
+}
+
+// run flushes every interval until ctx is done. The final flush is the
+// caller's, once no more clicks can arrive.
+func (f *flusher) run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f.flush(ctx)
+		}
+	}
+}
+
+// flush writes one status patch per clicked Link. Counts it could not write
+// (API unreachable, ctx done) stay queued for the next flush.
+func (f *flusher) flush(ctx context.Context) (written, failed int) {
+	log := ctrl.LoggerFrom(ctx).WithName("clicks")
+	batch := f.q.take()
+	for i, c := range batch {
+		// Unqueue before taking the count: a click racing with us queues the
+		// counter again, and at worst the next flush finds nothing to write.
+		c.queued.Store(false)
+		delta, last := c.n.Swap(0), c.last.Load()
+		if delta == 0 {
+			continue
+		}
+		if err := f.limiter.Wait(ctx); err != nil {
+			c.requeue(delta, last)
+			for _, rest := range batch[i+1:] {
+				rest.queued.Store(false)
+				if d := rest.n.Swap(0); d != 0 {
+					rest.requeue(d, rest.last.Load())
+				}
+			}
+			failed += len(batch) - i
+			flushFailures.Add(float64(len(batch) - i))
+			return written, failed
+		}
+		err := f.write(ctx, c, delta, last)
+		switch {
+		case err == nil:
+			written++
+			flushWrites.Inc()
+		case errors.Is(err, errLinkGone):
+			// Deleted (or recreated under the same name): nobody can hold
+			// these clicks any more.
+		default:
+			failed++
+			flushFailures.Inc()
+			c.requeue(delta, last)
+			log.V(1).Info("click flush failed; kept for the next flush",
+				"link", types.NamespacedName{Namespace: c.namespace, Name: c.name}, "clicks", delta, "error", err.Error())
+		}
+	}
+	if failed > 0 {
+		log.Info("some click counts could not be written; they are kept for the next flush", "links", failed)
+	}
+	return written, failed
+}
+
+var errLinkGone = errors.New("link no longer exists")
+
+// clickPatch is the only part of the Link a flush writes: the counters, and
+// resourceVersion as the precondition that makes the increment safe.
+type clickPatch struct {
+	Metadata struct {
+		ResourceVersion string `json:"resourceVersion"`
+	} `json:"metadata"`
+	Status struct {
+		Clicks        int64       `json:"clicks"`
+		LastClickTime metav1.Time `json:"lastClickTime"`
+	} `json:"status"`
+}
+
+// write adds delta to the Link's status.clicks with a merge patch that only
+// applies to the version it was computed from; on a conflict (another replica
+// wrote first) it re-reads from the API and tries again.
+func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) error {
+	key := types.NamespacedName{Namespace: c.namespace, Name: c.name}
+	var reader client.Reader = f.cached
+	for attempt := 0; ; attempt++ {
+		var l kurzv1alpha1.Link
+		if err := reader.Get(ctx, key, &l); err != nil {
+			if apierrors.IsNotFound(err) {
+				return errLinkGone
+			}
+			return fmt.Errorf("read link: %w", err)
+		}
+		if l.UID != c.uid {
+			return errLinkGone
+		}
+		var p clickPatch
+		p.Metadata.ResourceVersion = l.ResourceVersion
+		p.Status.Clicks = l.Status.Clicks + delta
+		p.Status.LastClickTime = metav1.NewTime(time.Unix(0, last).UTC())
+		if l.Status.LastClickTime != nil && l.Status.LastClickTime.After(p.Status.LastClickTime.Time) {
+			p.Status.LastClickTime = *l.Status.LastClickTime
+		}
+		body, err := json.Marshal(&p)
+		if err != nil {
+			return err
+		}
+		err = f.cached.Status().Patch(ctx, &l, client.RawPatch(types.MergePatchType, body))
+		switch {
+		case err == nil:
+			return nil
+		case apierrors.IsNotFound(err):
+			return errLinkGone
+		case apierrors.IsConflict(err) && attempt < maxConflictRetries:
+			reader = f.live
+		default:
+			return fmt.Errorf("patch link status: %w", err)
+		}
+	}
+}

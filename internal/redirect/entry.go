@@ -1,0 +1,159 @@
+package redirect
+
+import (
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+// Entry is what the redirect handler needs of a Link, and nothing more: the
+// index holds one per Link, never the object itself, to keep memory per link
+// small. Entries are immutable once built; a change to the Link builds a new
+// one (sharing the click counter).
+type Entry struct {
+	// url, ios and android are the destinations with the link's utm_*
+	// parameters already merged in, so the hot path only copies a string.
+	url, ios, android string
+	// expiresAt is in unix nanoseconds; 0 means never.
+	expiresAt    int64
+	expiredURL   string
+	passwordHash string
+	uid          types.UID
+	clicks       *counter
+}
+
+// counter counts the clicks of one Link (one uid) between flushes. It outlives
+// the Entry it was made for when the Link changes, so no click is lost to an
+// edit.
+type counter struct {
+	uid             types.UID
+	namespace, name string
+	n               atomic.Int64
+	last            atomic.Int64 // unix nanoseconds of the latest click
+	queued          atomic.Bool  // in the flush queue already
+	q               *clickQueue
+}
+
+// click counts one click at now. Only the first click after a flush takes the
+// queue's lock; the rest are two atomic operations.
+func (c *counter) click(now int64) {
+	c.n.Add(1)
+	c.last.Store(now)
+	if !c.queued.Load() && c.queued.CompareAndSwap(false, true) {
+		c.q.push(c)
+	}
+}
+
+// newEntry builds the Entry of l, reusing cnt (the counter of the previous
+// Entry of the same uid) when given.
+func newEntry(l *kurzv1alpha1.Link, cnt *counter, q *clickQueue) *Entry {
+	if cnt == nil || cnt.uid != l.UID {
+		cnt = &counter{uid: l.UID, namespace: l.Namespace, name: l.Name, q: q}
+	}
+	e := &Entry{uid: l.UID, clicks: cnt}
+	utm := utmPairs(l.Spec.UTM)
+	e.url = withUTM(string(l.Spec.URL), utm)
+	if l.Spec.IOS != nil {
+		e.ios = withUTM(string(*l.Spec.IOS), utm)
+	}
+	if l.Spec.Android != nil {
+		e.android = withUTM(string(*l.Spec.Android), utm)
+	}
+	if l.Spec.ExpiresAt != nil {
+		e.expiresAt = l.Spec.ExpiresAt.UnixNano()
+	}
+	if l.Spec.ExpiredRedirectURL != nil {
+		e.expiredURL = string(*l.Spec.ExpiredRedirectURL)
+	}
+	if l.Spec.PasswordHash != nil {
+		e.passwordHash = *l.Spec.PasswordHash
+	}
+	return e
+}
+
+// expired reports whether the link has expired at now (unix nanoseconds).
+func (e *Entry) expired(now int64) bool { return e.expiresAt != 0 && now >= e.expiresAt }
+
+// destination picks the target for a user agent: ios for iPhone/iPad/iPod,
+// android for Android, when set.
+func (e *Entry) destination(ua []byte) string {
+	if e.ios == "" && e.android == "" {
+		return e.url
+	}
+	switch device(ua) {
+	case deviceIOS:
+		if e.ios != "" {
+			return e.ios
+		}
+	case deviceAndroid:
+		if e.android != "" {
+			return e.android
+		}
+	}
+	return e.url
+}
+
+type kv struct{ k, v string }
+
+func utmPairs(u *kurzv1alpha1.LinkUTM) []kv {
+	if u == nil {
+		return nil
+	}
+	var out []kv
+	for _, p := range []struct {
+		k string
+		v *string
+	}{
+		{"utm_source", u.Source}, {"utm_medium", u.Medium}, {"utm_campaign", u.Campaign},
+		{"utm_term", u.Term}, {"utm_content", u.Content}, {"utm_name", u.Name},
+	} {
+		if p.v != nil && *p.v != "" {
+			out = append(out, kv{p.k, *p.v})
+		}
+	}
+	return out
+}
+
+// withUTM appends each utm pair the destination's query does not carry yet.
+// The destination's own query and fragment are kept byte for byte.
+func withUTM(dest string, utm []kv) string {
+	if len(utm) == 0 {
+		return dest
+	}
+	base, frag, hasFrag := strings.Cut(dest, "#")
+	_, query, _ := strings.Cut(base, "?")
+	have, _ := url.ParseQuery(query)
+	var add []string
+	for _, p := range utm {
+		if _, ok := have[p.k]; !ok {
+			add = append(add, p.k+"="+url.QueryEscape(p.v))
+		}
+	}
+	out := appendQuery(base, strings.Join(add, "&"))
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out
+}
+
+// appendQuery adds raw query pairs to a URL without a fragment.
+func appendQuery(base, pairs string) string {
+	switch {
+	case pairs == "":
+		return base
+	case !strings.Contains(base, "?"):
+		return base + "?" + pairs
+	case strings.HasSuffix(base, "?") || strings.HasSuffix(base, "&"):
+		return base + pairs
+	default:
+		return base + "&" + pairs
+	}
+}
+
+// unixNano is time.Now in unix nanoseconds; a var so tests can move time.
+var unixNano = func() int64 { return time.Now().UnixNano() }

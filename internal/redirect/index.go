@@ -1,0 +1,340 @@
+package redirect
+
+import (
+	"strings"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/claims"
+)
+
+// Index maps host -> key -> Entry for what may serve: a Link whose domain is
+// a Domain of its own namespace, that namespace holding the hostname
+// (claims.DomainOwner), and the Link holding its key there (claims.KeyWinner).
+//
+// Readers (the redirect handler) take a read lock on the served view only.
+// Writers (informer event handlers) keep the full picture of every claim
+// (which is what lets a loser take over when a winner goes away) under a
+// separate lock, and touch the served view only for the host or key that
+// changed.
+type Index struct {
+	mu    sync.RWMutex
+	hosts map[string]*servedHost
+
+	wmu           sync.Mutex
+	domains       map[types.NamespacedName]*domainRec
+	domainsByHost map[string]map[types.NamespacedName]*domainRec
+	links         map[types.NamespacedName]*linkRec
+	linksByHost   map[string]map[string][]*linkRec // host -> key -> claimants of all namespaces
+
+	clicks *clickQueue
+}
+
+// servedHost is a hostname as served: by which namespace, its fallbacks and
+// its keys. Fields change only under Index.mu.
+type servedHost struct {
+	namespace   string
+	notFoundURL string
+	expiredURL  string
+	keys        map[string]*Entry
+}
+
+type objRef struct {
+	name, namespace string
+	created         metav1.Time
+	deleting        bool
+}
+
+func refOf(o metav1.Object) objRef {
+	return objRef{name: o.GetName(), namespace: o.GetNamespace(), created: o.GetCreationTimestamp(), deleting: o.GetDeletionTimestamp() != nil}
+}
+
+func (r objRef) meta() metav1.ObjectMeta {
+	m := metav1.ObjectMeta{Name: r.name, Namespace: r.namespace, CreationTimestamp: r.created}
+	if r.deleting {
+		m.DeletionTimestamp = &r.created // any non-nil time: claims only checks presence
+	}
+	return m
+}
+
+type domainRec struct {
+	objRef
+	host                    string
+	notFoundURL, expiredURL string
+	generation              int64
+}
+
+type linkRec struct {
+	objRef
+	host, key  string
+	generation int64
+	entry      *Entry
+}
+
+// NewIndex returns an empty index.
+func NewIndex() *Index {
+	return &Index{
+		hosts:         map[string]*servedHost{},
+		domains:       map[types.NamespacedName]*domainRec{},
+		domainsByHost: map[string]map[types.NamespacedName]*domainRec{},
+		links:         map[types.NamespacedName]*linkRec{},
+		linksByHost:   map[string]map[string][]*linkRec{},
+		clicks:        &clickQueue{},
+	}
+}
+
+// hit is the result of a lookup, copied out under the read lock.
+type hit struct {
+	hostFound   bool
+	notFoundURL string
+	expiredURL  string
+	entry       *Entry // nil for an unknown key
+}
+
+// lookup finds host and key. host must be normalized; key may be nil.
+func (ix *Index) lookup(host, key []byte) hit {
+	ix.mu.RLock()
+	h := ix.hosts[string(host)]
+	if h == nil {
+		ix.mu.RUnlock()
+		return hit{}
+	}
+	r := hit{hostFound: true, notFoundURL: h.notFoundURL, expiredURL: h.expiredURL}
+	if key != nil {
+		r.entry = h.keys[string(key)]
+	}
+	ix.mu.RUnlock()
+	return r
+}
+
+// Len returns the number of served links.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := 0
+	for _, h := range ix.hosts {
+		n += len(h.keys)
+	}
+	return n
+}
+
+func hostOf(h kurzv1alpha1.Hostname) string {
+	return strings.TrimSuffix(strings.ToLower(string(h)), ".")
+}
+
+// UpsertLink adds or replaces a Link.
+func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	id := types.NamespacedName{Namespace: l.Namespace, Name: l.Name}
+	old := ix.links[id]
+	if old != nil && old.entry.uid == l.UID && old.generation == l.Generation &&
+		old.deleting == (l.DeletionTimestamp != nil) {
+		return // a status write (clicks, conditions): nothing the index holds
+	}
+	var cnt *counter
+	if old != nil {
+		cnt = old.entry.clicks
+		ix.removeLink(old)
+	}
+	rec := &linkRec{
+		objRef:     refOf(l),
+		host:       hostOf(l.Spec.Domain),
+		key:        l.Spec.Key,
+		generation: l.Generation,
+		entry:      newEntry(l, cnt, ix.clicks),
+	}
+	ix.links[id] = rec
+	keys := ix.linksByHost[rec.host]
+	if keys == nil {
+		keys = map[string][]*linkRec{}
+		ix.linksByHost[rec.host] = keys
+	}
+	keys[rec.key] = append(keys[rec.key], rec)
+	if old != nil && (old.host != rec.host || old.key != rec.key) {
+		ix.refreshKey(old.host, old.key)
+	}
+	ix.refreshKey(rec.host, rec.key)
+}
+
+// DeleteLink removes a Link.
+func (ix *Index) DeleteLink(id types.NamespacedName) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	old := ix.links[id]
+	if old == nil {
+		return
+	}
+	ix.removeLink(old)
+	ix.refreshKey(old.host, old.key)
+}
+
+func (ix *Index) removeLink(rec *linkRec) {
+	delete(ix.links, types.NamespacedName{Namespace: rec.namespace, Name: rec.name})
+	keys := ix.linksByHost[rec.host]
+	cands := keys[rec.key]
+	for i, c := range cands {
+		if c == rec {
+			cands = append(cands[:i:i], cands[i+1:]...)
+			break
+		}
+	}
+	if len(cands) == 0 {
+		delete(keys, rec.key)
+		if len(keys) == 0 {
+			delete(ix.linksByHost, rec.host)
+		}
+	} else {
+		keys[rec.key] = cands
+	}
+}
+
+// UpsertDomain adds or replaces a Domain.
+func (ix *Index) UpsertDomain(d *kurzv1alpha1.Domain) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	id := types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
+	old := ix.domains[id]
+	if old != nil && old.generation == d.Generation && old.deleting == (d.DeletionTimestamp != nil) {
+		return
+	}
+	if old != nil {
+		ix.removeDomain(id, old)
+	}
+	rec := &domainRec{objRef: refOf(d), host: hostOf(d.Spec.Domain), generation: d.Generation}
+	if d.Spec.NotFoundURL != nil {
+		rec.notFoundURL = string(*d.Spec.NotFoundURL)
+	}
+	if d.Spec.ExpiredURL != nil {
+		rec.expiredURL = string(*d.Spec.ExpiredURL)
+	}
+	ix.domains[id] = rec
+	byHost := ix.domainsByHost[rec.host]
+	if byHost == nil {
+		byHost = map[types.NamespacedName]*domainRec{}
+		ix.domainsByHost[rec.host] = byHost
+	}
+	byHost[id] = rec
+	if old != nil && old.host != rec.host {
+		ix.refreshHost(old.host)
+	}
+	ix.refreshHost(rec.host)
+}
+
+// DeleteDomain removes a Domain.
+func (ix *Index) DeleteDomain(id types.NamespacedName) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	old := ix.domains[id]
+	if old == nil {
+		return
+	}
+	ix.removeDomain(id, old)
+	ix.refreshHost(old.host)
+}
+
+func (ix *Index) removeDomain(id types.NamespacedName, rec *domainRec) {
+	delete(ix.domains, id)
+	if byHost := ix.domainsByHost[rec.host]; byHost != nil {
+		delete(byHost, id)
+		if len(byHost) == 0 {
+			delete(ix.domainsByHost, rec.host)
+		}
+	}
+}
+
+// domainOwner asks claims which Domain holds host.
+func (ix *Index) domainOwner(host string) *domainRec {
+	byHost := ix.domainsByHost[host]
+	if len(byHost) == 0 {
+		return nil
+	}
+	stubs := make([]kurzv1alpha1.Domain, 0, len(byHost))
+	recs := make([]*domainRec, 0, len(byHost))
+	for _, r := range byHost {
+		stubs = append(stubs, kurzv1alpha1.Domain{ObjectMeta: r.meta()})
+		recs = append(recs, r)
+	}
+	owner := claims.DomainOwner(stubs)
+	if owner == nil {
+		return nil
+	}
+	for i := range stubs {
+		if &stubs[i] == owner {
+			return recs[i]
+		}
+	}
+	return nil
+}
+
+// keyWinner asks claims which Link of namespace holds host/key.
+func (ix *Index) keyWinner(host, key, namespace string) *Entry {
+	var stubs []kurzv1alpha1.Link
+	var recs []*linkRec
+	for _, r := range ix.linksByHost[host][key] {
+		if r.namespace == namespace {
+			stubs = append(stubs, kurzv1alpha1.Link{ObjectMeta: r.meta()})
+			recs = append(recs, r)
+		}
+	}
+	w := claims.KeyWinner(stubs)
+	for i := range stubs {
+		if &stubs[i] == w {
+			return recs[i].entry
+		}
+	}
+	return nil
+}
+
+// refreshHost recomputes who serves host. Caller holds wmu.
+func (ix *Index) refreshHost(host string) {
+	owner := ix.domainOwner(host)
+	if owner == nil {
+		ix.mu.Lock()
+		delete(ix.hosts, host)
+		ix.mu.Unlock()
+		return
+	}
+	cur := ix.hosts[host] // only writers change the map, and we hold wmu
+	if cur != nil && cur.namespace == owner.namespace {
+		ix.mu.Lock()
+		cur.notFoundURL, cur.expiredURL = owner.notFoundURL, owner.expiredURL
+		ix.mu.Unlock()
+		return
+	}
+	// A new owner: build its keys before taking the read side's lock, so
+	// readers wait only for the swap.
+	sh := &servedHost{
+		namespace:   owner.namespace,
+		notFoundURL: owner.notFoundURL,
+		expiredURL:  owner.expiredURL,
+		keys:        map[string]*Entry{},
+	}
+	for key := range ix.linksByHost[host] {
+		if e := ix.keyWinner(host, key, owner.namespace); e != nil {
+			sh.keys[key] = e
+		}
+	}
+	ix.mu.Lock()
+	ix.hosts[host] = sh
+	ix.mu.Unlock()
+}
+
+// refreshKey recomputes which Link serves host/key. Caller holds wmu.
+func (ix *Index) refreshKey(host, key string) {
+	sh := ix.hosts[host]
+	if sh == nil {
+		return
+	}
+	e := ix.keyWinner(host, key, sh.namespace)
+	ix.mu.Lock()
+	if e == nil {
+		delete(sh.keys, key)
+	} else {
+		sh.keys[key] = e
+	}
+	ix.mu.Unlock()
+}

@@ -1,0 +1,181 @@
+package redirect
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"html/template"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/valyala/fasthttp"
+	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/time/rate"
+)
+
+const (
+	// passwordCookie remembers a typed password; Path=/<key> scopes it to
+	// the link.
+	passwordCookie = "kurz_pw"
+	// cookieTTL is how long a typed password is remembered.
+	cookieTTL = 24 * time.Hour
+	// Wrong passwords per client IP and link: a burst, then one per period.
+	attemptBurst  = 5
+	attemptPeriod = 30 * time.Second
+	// attemptEntries bounds the limiter map; the least recently used client
+	// forgets its failures first.
+	attemptEntries = 65536
+)
+
+// passwords serves password-protected links: the form, the check, and the
+// cookie that lets the visitor through afterwards.
+type passwords struct {
+	key      []byte // HMAC key of the cookie, shared by replicas when configured
+	attempts *lru.Cache[string, *rate.Limiter]
+}
+
+func newPasswords(key []byte) *passwords {
+	c, _ := lru.New[string, *rate.Limiter](attemptEntries) // errors only for size <= 0
+	return &passwords{key: key, attempts: c}
+}
+
+func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []byte, post bool, now time.Time) outcome {
+	if !post {
+		if p.validCookie(ctx.Request.Header.Cookie(passwordCookie), e, now) {
+			h.follow(ctx, e, h.status, ctx.IsHead(), now.UnixNano())
+			return outcomeRedirect
+		}
+		renderForm(ctx, http.StatusOK, key, "")
+		return outcomePasswordForm
+	}
+
+	limitKey := ctx.RemoteIP().String() + "\x00" + string(e.uid)
+	if wait := p.blocked(limitKey, now); wait > 0 {
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		plain(ctx, http.StatusTooManyRequests)
+		return outcomeRateLimited
+	}
+	pw := ctx.PostArgs().Peek("password")
+	if len(pw) == 0 || bcrypt.CompareHashAndPassword([]byte(e.passwordHash), pw) != nil {
+		p.failed(limitKey, now)
+		renderForm(ctx, http.StatusForbidden, key, "Wrong password, try again.")
+		return outcomePasswordWrong
+	}
+	p.setCookie(ctx, e, key, now)
+	// 303 whatever --redirect-status says: the browser must follow with a
+	// GET, not repost the password to the destination (307/308 would).
+	h.follow(ctx, e, http.StatusSeeOther, false, now.UnixNano())
+	return outcomeRedirect
+}
+
+// blocked returns how long limitKey must wait before its next attempt.
+func (p *passwords) blocked(limitKey string, now time.Time) time.Duration {
+	l, ok := p.attempts.Get(limitKey)
+	if !ok {
+		return 0
+	}
+	tokens := l.TokensAt(now)
+	if tokens >= 1 {
+		return 0
+	}
+	return time.Duration((1 - tokens) * float64(attemptPeriod))
+}
+
+func (p *passwords) failed(limitKey string, now time.Time) {
+	l, ok := p.attempts.Get(limitKey)
+	if !ok {
+		l = rate.NewLimiter(rate.Every(attemptPeriod), attemptBurst)
+		p.attempts.Add(limitKey, l)
+	}
+	l.AllowN(now, 1)
+}
+
+// cookieMAC binds the cookie to the link (uid) and its password (hash): a new
+// password invalidates every cookie of the old one.
+func (p *passwords) cookieMAC(e *Entry, expires int64) []byte {
+	m := hmac.New(sha256.New, p.key)
+	m.Write([]byte(e.uid))
+	m.Write([]byte{0})
+	m.Write([]byte(e.passwordHash))
+	m.Write([]byte{0})
+	m.Write(strconv.AppendInt(nil, expires, 10))
+	return m.Sum(nil)
+}
+
+// cookie value: "<expiry unix seconds>.<base64url HMAC>".
+func (p *passwords) cookieValue(e *Entry, expires int64) []byte {
+	v := strconv.AppendInt(nil, expires, 10)
+	v = append(v, '.')
+	return base64.RawURLEncoding.AppendEncode(v, p.cookieMAC(e, expires))
+}
+
+func (p *passwords) validCookie(v []byte, e *Entry, now time.Time) bool {
+	exp, mac, ok := bytes.Cut(v, []byte{'.'})
+	if !ok {
+		return false
+	}
+	expires, err := strconv.ParseInt(string(exp), 10, 64)
+	if err != nil || now.Unix() >= expires {
+		return false
+	}
+	got, err := base64.RawURLEncoding.DecodeString(string(mac))
+	if err != nil {
+		return false
+	}
+	return hmac.Equal(got, p.cookieMAC(e, expires))
+}
+
+func (p *passwords) setCookie(ctx *fasthttp.RequestCtx, e *Entry, key []byte, now time.Time) {
+	c := fasthttp.AcquireCookie()
+	defer fasthttp.ReleaseCookie(c)
+	c.SetKey(passwordCookie)
+	c.SetValueBytes(p.cookieValue(e, now.Add(cookieTTL).Unix()))
+	c.SetPath("/" + string(key))
+	c.SetMaxAge(int(cookieTTL.Seconds()))
+	c.SetHTTPOnly(true)
+	c.SetSameSite(fasthttp.CookieSameSiteLaxMode)
+	c.SetSecure(ctx.IsTLS() || bytes.EqualFold(ctx.Request.Header.Peek("X-Forwarded-Proto"), []byte("https")))
+	ctx.Response.Header.SetCookie(c)
+}
+
+var formTemplate = template.Must(template.New("form").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>Password required</title>
+<style>
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f4f5f7;font:16px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328}
+form{background:#fff;padding:1.5rem;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.12);width:min(22rem,90vw)}
+h1{font-size:1.2rem;margin:0 0 1rem}
+input,button{box-sizing:border-box;width:100%;font:inherit;padding:.7rem;border-radius:8px}
+input{border:1px solid #c9ced6;margin-bottom:.8rem}
+button{border:0;background:#2456d3;color:#fff;cursor:pointer}
+.err{color:#b42318;margin:0 0 .8rem}
+</style>
+</head>
+<body>
+<form method="post">
+<h1>This link is password protected</h1>
+{{if .Error}}<p class="err" role="alert">{{.Error}}</p>{{end}}
+<label for="password">Password for /{{.Key}}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Continue</button>
+</form>
+</body>
+</html>
+`))
+
+func renderForm(ctx *fasthttp.RequestCtx, status int, key []byte, errMsg string) {
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("text/html; charset=utf-8")
+	// No external assets and no scripts: a strict policy costs nothing.
+	ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	ctx.Response.Header.Set("Referrer-Policy", "no-referrer")
+	_ = formTemplate.Execute(ctx, struct{ Key, Error string }{string(key), errMsg})
+}

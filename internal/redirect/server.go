@@ -1,0 +1,147 @@
+package redirect
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/valyala/fasthttp"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Server is the redirect listener as a manager runnable: it runs on every
+// replica, serves once the index has seen the informers' initial lists, and
+// on shutdown drains connections and then flushes the last clicks before
+// Start returns.
+type Server struct {
+	o       Options
+	ix      *Index
+	flusher *flusher // nil: clicks are counted but never written (benchmarks)
+	handler *handler
+	synced  []toolscache.InformerSynced
+	ready   atomic.Bool
+
+	mu   sync.Mutex
+	addr net.Addr
+}
+
+// NewServer returns a redirect server for ix. f may be nil.
+func NewServer(o Options, ix *Index, f *flusher) (*Server, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	key, err := o.cookieKey()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{o: o, ix: ix, flusher: f, handler: &handler{ix: ix, status: o.Status, password: newPasswords(key)}}, nil
+}
+
+// NeedLeaderElection is false: every replica serves redirects.
+func (s *Server) NeedLeaderElection() bool { return false }
+
+// Synced reports whether the index has seen the informers' initial lists.
+func (s *Server) Synced() bool {
+	if s.ready.Load() {
+		return true
+	}
+	for _, f := range s.synced {
+		if !f() {
+			return false
+		}
+	}
+	s.ready.Store(true)
+	return true
+}
+
+// Addr returns the listening address once Start listens, else nil.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+// Start serves until ctx is done, then shuts down gracefully and flushes the
+// clicks counted until then.
+func (s *Server) Start(ctx context.Context) error {
+	log := ctrl.LoggerFrom(ctx).WithName("redirect")
+	ctx = ctrl.LoggerInto(ctx, log)
+	// Answering before the index is filled would 404 live links.
+	if !toolscache.WaitForCacheSync(ctx.Done(), s.synced...) {
+		return nil // stopped before the informers synced: nothing counted yet
+	}
+	s.ready.Store(true)
+
+	ln, err := net.Listen("tcp", s.o.BindAddress)
+	if err != nil {
+		return fmt.Errorf("redirect server: listen on %s: %w", s.o.BindAddress, err)
+	}
+	s.mu.Lock()
+	s.addr = ln.Addr()
+	s.mu.Unlock()
+
+	srv := &fasthttp.Server{
+		Handler:                       s.handler.serve,
+		Name:                          "kurz",
+		NoDefaultServerHeader:         true,
+		NoDefaultContentType:          true,
+		ReadTimeout:                   10 * time.Second,
+		WriteTimeout:                  10 * time.Second,
+		IdleTimeout:                   90 * time.Second,
+		MaxRequestBodySize:            8 << 10, // a password form; fasthttp answers 413 past it
+		DisablePreParseMultipartForm:  true,
+		CloseOnShutdown:               true,
+		SecureErrorLogMessage:         true,
+		DisableHeaderNamesNormalizing: false,
+		Logger:                        fasthttpLogger{log},
+	}
+	log.Info("serving redirects", "address", ln.Addr().String())
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	flushCtx, stopFlushing := context.WithCancel(ctx)
+	flushDone := make(chan struct{})
+	go func() {
+		defer close(flushDone)
+		if s.flusher != nil {
+			s.flusher.run(flushCtx, s.o.ClickFlushInterval)
+		}
+	}()
+
+	var result error
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		result = fmt.Errorf("redirect server: %w", err)
+	}
+	stopFlushing()
+	<-flushDone
+
+	// Drain: no click may arrive after the final flush has taken its counts.
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.ShutdownTimeout)
+	if err := srv.ShutdownWithContext(shutCtx); err != nil {
+		log.Info("redirect server did not drain in time", "error", err.Error())
+	}
+	cancel()
+
+	if s.flusher != nil {
+		finalCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.ShutdownTimeout)
+		written, failed := s.flusher.flush(finalCtx)
+		cancel()
+		log.Info("final click flush", "links", written, "failed", failed)
+	}
+	return result
+}
+
+// fasthttpLogger sends fasthttp's connection errors to the manager's log at
+// debug level: they are clients misbehaving, not kurz failing.
+type fasthttpLogger struct{ log logr.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.V(1).Info(fmt.Sprintf(format, args...))
+}

@@ -1,20 +1,55 @@
 // Package controllers holds the Link and Domain reconcilers.
+//
+// The Domain controller proves domains through DNS and settles which
+// namespace holds a hostname; the Link controller decides whether each link
+// serves (Ready) and why not. Both write status only, once per pass and only
+// when it changed, and never react to status writes (click flushes), so a
+// settled cluster costs no writes at all.
 package controllers
 
 import (
-	"flag"
+	"fmt"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kurz-dev/kurz/internal/dns"
 )
 
-// Options configure the controllers.
-type Options struct{}
-
-// DefaultOptions returns the production defaults.
-func DefaultOptions() Options { return Options{} }
-
-// BindFlags registers the controllers' flags on fs.
-func (o *Options) BindFlags(fs *flag.FlagSet) {}
+// Leader election keeps its Lease with these rights; the manager elects a
+// leader and the controllers run on it only (controller-runtime's default).
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 
 // Setup adds the controllers to mgr. They run on the elected leader only.
-func Setup(mgr ctrl.Manager, o Options) error { return nil }
+// Call it before mgr starts (it registers a cache index).
+func Setup(mgr ctrl.Manager, o Options) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	verifier, err := dns.New(dns.Config{Server: o.DNSServer, Targets: o.RedirectTargets, Timeout: o.DNSTimeout})
+	if err != nil {
+		return err
+	}
+	if err := indexLinksByDomainKey(mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	links := &LinkReconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorder("kurz.dev/link-controller"),
+		Now:      time.Now,
+	}
+	if err := links.SetupWithManager(mgr, o.LinkWorkers); err != nil {
+		return fmt.Errorf("set up Link controller: %w", err)
+	}
+	domains := &DomainReconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorder("kurz.dev/domain-controller"),
+		Verifier: verifier,
+		Schedule: Schedule{Recheck: o.DNSRecheckInterval, Backoff: o.PendingBackoff, BackoffMax: o.PendingBackoffMax},
+		Now:      time.Now,
+	}
+	if err := domains.SetupWithManager(mgr, o.DomainWorkers); err != nil {
+		return fmt.Errorf("set up Domain controller: %w", err)
+	}
+	return nil
+}

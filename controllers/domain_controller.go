@@ -1,0 +1,94 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/dns"
+	"github.com/kurz-dev/kurz/internal/fieldindex"
+)
+
+// Verifier checks a domain against DNS (implemented by *dns.Verifier).
+type Verifier interface {
+	Verify(ctx context.Context, domain, token string) (dns.Result, error)
+}
+
+// DomainReconciler proves Domains through DNS and settles which one holds a
+// hostname claimed in several namespaces.
+type DomainReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+	Verifier Verifier
+	Schedule Schedule
+	// Now is the clock; tests may stop it.
+	Now func() time.Time
+}
+
+// SetupWithManager registers the controller. Status writes (its own
+// lastCheckTime above all) never trigger a reconcile: DNS rechecks are
+// driven by RequeueAfter alone.
+func (r *DomainReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("domain").
+		For(&kurzv1alpha1.Domain{}, specChanged).
+		// A Domain appearing, leaving or changing hostname can take or
+		// release the hostname of the Domains that share it.
+		Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(r.domainsSharingHostname), specChanged).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
+		Complete(r)
+}
+
+// +kubebuilder:rbac:groups=kurz.dev,resources=domains,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kurz.dev,resources=domains/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile computes a Domain's status, checking DNS when a check is due,
+// and patches the status when it changed.
+func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	d := &kurzv1alpha1.Domain{}
+	if err := r.Get(ctx, req.NamespacedName, d); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if d.DeletionTimestamp != nil {
+		// Being deleted: it no longer claims its hostname.
+		return ctrl.Result{}, nil
+	}
+	orig := d.DeepCopy()
+
+	var claimants kurzv1alpha1.DomainList
+	if err := r.List(ctx, &claimants, client.MatchingFields{fieldindex.Domain: string(d.Spec.Domain)}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("list Domains of %s: %w", d.Spec.Domain, err)
+	}
+	result, lock, checkErr := r.setStatus(ctx, d, claimants.Items, r.Now())
+
+	if !apiequality.Semantic.DeepEqual(orig.Status, d.Status) {
+		if err := patchStatus(ctx, r.Client, orig, d, lock); err != nil {
+			if apierrors.IsConflict(err) {
+				ctrl.LoggerFrom(ctx).V(1).Info("status changed meanwhile, retrying", "domain", klog.KObj(d))
+				return ctrl.Result{RequeueAfter: conflictRetry}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		recordTransition(r.Recorder, d, readyChanged(orig.Status.Conditions, d.Status.Conditions))
+	}
+	if checkErr != nil {
+		// The work queue retries with its own backoff; the domain keeps the
+		// phase of its last successful check meanwhile.
+		return ctrl.Result{}, checkErr
+	}
+	return result, nil
+}

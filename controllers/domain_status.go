@@ -1,0 +1,125 @@
+package controllers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/claims"
+	"github.com/kurz-dev/kurz/internal/dns"
+	"github.com/kurz-dev/kurz/internal/timestamps"
+)
+
+// setStatus computes d's status; claimants are the Domains of every
+// namespace with d's hostname. It checks DNS only when a check is due, so a
+// reconcile caused by anything else changes nothing. lock reports that the
+// pass stamped timestamps or minted the token, which must be written under
+// an optimistic lock. On a failed DNS check d keeps its phase and the error
+// is returned (observedGeneration stays behind).
+func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, now time.Time) (ctrl.Result, bool, error) {
+	lock := timestamps.StampDomain(d, now)
+	if d.Status.VerificationToken == "" {
+		token, err := newToken()
+		if err != nil {
+			return ctrl.Result{}, false, err
+		}
+		d.Status.VerificationToken = token
+		lock = true
+	}
+	d.Status.Record = &kurzv1alpha1.DNSRecord{
+		Name:  kurzv1alpha1.ChallengeRecordPrefix + string(d.Spec.Domain),
+		Type:  "TXT",
+		Value: d.Status.VerificationToken,
+	}
+
+	if owner := claims.DomainOwner(claimants); owner != nil && (owner.Namespace != d.Namespace || owner.Name != d.Name) {
+		// Never Active, never checked: it waits for the owner to go,
+		// which the watch on Domains tells us.
+		d.Status.Phase = kurzv1alpha1.DomainPending
+		setDomainReady(d, kurzv1alpha1.ReasonDomainClaimed, claimedMessage(d, owner))
+		d.Status.ObservedGeneration = d.Generation
+		return ctrl.Result{}, lock, nil
+	}
+
+	if !r.Schedule.checkDue(d, now) {
+		return ctrl.Result{RequeueAfter: r.Schedule.nextCheck(d).Sub(now)}, lock, nil
+	}
+	res, err := r.Verifier.Verify(ctx, string(d.Spec.Domain), d.Status.VerificationToken)
+	if err != nil {
+		if d.Status.Phase != kurzv1alpha1.DomainActive {
+			d.Status.Phase = kurzv1alpha1.DomainPending
+			setDomainReady(d, kurzv1alpha1.ReasonVerificationPending, pendingMessage(d))
+		}
+		return ctrl.Result{}, lock, fmt.Errorf("verify %s: %w", d.Spec.Domain, err)
+	}
+	// Second precision is what the API stores; truncating keeps an
+	// unchanged result within the same second from being a write.
+	t := metav1.NewTime(now.Truncate(time.Second))
+	d.Status.LastCheckTime = &t
+	if res.Verified() {
+		d.Status.Phase = kurzv1alpha1.DomainActive
+		setDomainReady(d, kurzv1alpha1.ReasonVerified, verifiedMessage(d, res))
+	} else {
+		d.Status.Phase = kurzv1alpha1.DomainPending
+		setDomainReady(d, kurzv1alpha1.ReasonVerificationPending, pendingMessage(d))
+	}
+	d.Status.ObservedGeneration = d.Generation
+	return ctrl.Result{RequeueAfter: r.Schedule.interval(d)}, lock, nil
+}
+
+func setDomainReady(d *kurzv1alpha1.Domain, reason, message string) {
+	status := metav1.ConditionFalse
+	if reason == kurzv1alpha1.ReasonVerified {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&d.Status.Conditions, metav1.Condition{
+		Type:               kurzv1alpha1.ConditionReady,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: d.Generation,
+	})
+}
+
+// newToken returns 128 random bits, hex-encoded: unguessable, so nobody can
+// publish a domain's record before the Domain exists.
+func newToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate verification token: %w", err)
+	}
+	return "kurz-" + hex.EncodeToString(b), nil
+}
+
+// The messages name records, not the token: it is in status.record.
+
+func pendingMessage(d *kurzv1alpha1.Domain) string {
+	return fmt.Sprintf("Publish the TXT record %s with the value in status.record, or point %s (CNAME, A or AAAA) at a redirect target",
+		d.Status.Record.Name, d.Spec.Domain)
+}
+
+func verifiedMessage(d *kurzv1alpha1.Domain, res dns.Result) string {
+	switch res.Method {
+	case dns.MethodTXT:
+		return fmt.Sprintf("TXT record %s holds the verification token", d.Status.Record.Name)
+	case dns.MethodCNAME:
+		return fmt.Sprintf("%s is a CNAME of the redirect target %s", d.Spec.Domain, res.Target)
+	default:
+		return fmt.Sprintf("%s resolves to the redirect target %s", d.Spec.Domain, res.Target)
+	}
+}
+
+// claimedMessage never names another namespace's Domain.
+func claimedMessage(d, owner *kurzv1alpha1.Domain) string {
+	if owner.Namespace == d.Namespace {
+		return fmt.Sprintf("Domain %s, which is older, holds the hostname %s", owner.Name, d.Spec.Domain)
+	}
+	return fmt.Sprintf("The hostname %s is held by an older Domain of another workspace", d.Spec.Domain)
+}

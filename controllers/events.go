@@ -1,0 +1,45 @@
+package controllers
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+// warningReasons are the Ready reasons that need someone's attention.
+var warningReasons = map[string]bool{
+	kurzv1alpha1.ReasonDomainNotFound: true,
+	kurzv1alpha1.ReasonKeyConflict:    true,
+	kurzv1alpha1.ReasonDomainClaimed:  true,
+}
+
+// readyChanged returns the new Ready condition when its status or reason
+// differs from the old one (a transition), else nil.
+func readyChanged(before, after []metav1.Condition) *metav1.Condition {
+	n := meta.FindStatusCondition(after, kurzv1alpha1.ConditionReady)
+	if n == nil {
+		return nil
+	}
+	o := meta.FindStatusCondition(before, kurzv1alpha1.ConditionReady)
+	if o != nil && o.Status == n.Status && o.Reason == n.Reason {
+		return nil
+	}
+	return n
+}
+
+// recordTransition emits an event for a Ready transition; the event reason
+// is the condition reason, the note its message (which never holds secrets).
+func recordTransition(rec events.EventRecorder, obj runtime.Object, c *metav1.Condition) {
+	if rec == nil || c == nil {
+		return
+	}
+	eventType := corev1.EventTypeNormal
+	if warningReasons[c.Reason] {
+		eventType = corev1.EventTypeWarning
+	}
+	rec.Eventf(obj, nil, eventType, c.Reason, "Reconcile", "%s", c.Message)
+}

@@ -1,0 +1,122 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/fieldindex"
+)
+
+// conflictRetry is how soon a pass that lost an optimistic-lock race runs
+// again: the winner's write reaches the cache within milliseconds, and the
+// status-only change it made would not trigger a reconcile by itself.
+const conflictRetry = 200 * time.Millisecond
+
+// LinkReconciler sets a Link's status: Ready and why, shortURL,
+// observedGeneration and the created/updated stamps of kubectl edits.
+type LinkReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+	// Now is the clock; tests may stop it.
+	Now func() time.Time
+}
+
+// SetupWithManager registers the controller. Every watch ignores updates
+// that leave metadata.generation alone (status writes such as click
+// flushes, label and annotation edits), so they never cause a reconcile.
+func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("link").
+		For(&kurzv1alpha1.Link{}, specChanged).
+		// A link appearing, leaving or changing its domain or key can win
+		// or lose the key for the links that share it.
+		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey), specChanged).
+		// A Domain appearing, leaving or changing hostname decides whether
+		// the links of that hostname (in any namespace) serve.
+		Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(r.linksOfDomain), specChanged).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
+		Complete(r)
+}
+
+// +kubebuilder:rbac:groups=kurz.dev,resources=links,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kurz.dev,resources=links/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kurz.dev,resources=domains,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile computes a Link's status and patches it when it changed.
+func (r *LinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	link := &kurzv1alpha1.Link{}
+	if err := r.Get(ctx, req.NamespacedName, link); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if link.DeletionTimestamp != nil {
+		// Being deleted (someone else's finalizer): it already lost its key.
+		return ctrl.Result{}, nil
+	}
+	orig := link.DeepCopy()
+	now := r.Now()
+
+	in, err := r.lookup(ctx, link)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	stamped := setLinkStatus(link, in, now)
+
+	if !apiequality.Semantic.DeepEqual(orig.Status, link.Status) {
+		if err := patchStatus(ctx, r.Client, orig, link, stamped); err != nil {
+			if apierrors.IsConflict(err) {
+				ctrl.LoggerFrom(ctx).V(1).Info("status changed meanwhile, retrying", "link", klog.KObj(link))
+				return ctrl.Result{RequeueAfter: conflictRetry}, nil
+			}
+			return ctrl.Result{}, err
+		}
+		if c := readyChanged(orig.Status.Conditions, link.Status.Conditions); c != nil && !firstActive(orig, c) {
+			recordTransition(r.Recorder, link, c)
+		}
+	}
+	return linkRequeue(link, now), nil
+}
+
+// linkInputs are the objects a Link's readiness depends on.
+type linkInputs struct {
+	// domains are the Domains of every namespace with the link's hostname.
+	domains []kurzv1alpha1.Domain
+	// peers are the Links of the namespace with the link's domain and key.
+	peers []kurzv1alpha1.Link
+}
+
+// lookup reads the link's inputs from the cache through field indexes.
+func (r *LinkReconciler) lookup(ctx context.Context, link *kurzv1alpha1.Link) (linkInputs, error) {
+	var domains kurzv1alpha1.DomainList
+	if err := r.List(ctx, &domains, client.MatchingFields{fieldindex.Domain: string(link.Spec.Domain)}); err != nil {
+		return linkInputs{}, fmt.Errorf("list Domains of %s: %w", link.Spec.Domain, err)
+	}
+	var peers kurzv1alpha1.LinkList
+	if err := r.List(ctx, &peers, client.InNamespace(link.Namespace),
+		client.MatchingFields{linkDomainKeyIndex: domainKey(link)}); err != nil {
+		return linkInputs{}, fmt.Errorf("list Links of %s: %w", domainKey(link), err)
+	}
+	return linkInputs{domains: domains.Items, peers: peers.Items}, nil
+}
+
+// firstActive reports whether c is a new link's first Ready, Active: the
+// expected outcome of every create, not worth an event (one write per link
+// created keeps bulk imports cheap).
+func firstActive(orig *kurzv1alpha1.Link, c *metav1.Condition) bool {
+	return len(orig.Status.Conditions) == 0 && c.Reason == kurzv1alpha1.ReasonActive
+}

@@ -1,0 +1,192 @@
+package controllers_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+const (
+	linkActive         = "True/" + kurzv1alpha1.ReasonActive
+	linkDomainNotFound = "False/" + kurzv1alpha1.ReasonDomainNotFound
+	linkKeyConflict    = "False/" + kurzv1alpha1.ReasonKeyConflict
+	linkExpired        = "False/" + kurzv1alpha1.ReasonExpired
+)
+
+func TestLinkDomainNotFound(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	startControllers(t, newDNS(t))
+	ns, other := newNamespace(t, "nf"), newNamespace(t, "nf")
+
+	l := newLink(ns, "l", "go.nf.test", "k")
+	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
+	g.Expect(l.Status.ShortURL).To(Equal("https://go.nf.test/k"))
+
+	// A Domain of another namespace does not count.
+	g.Expect(k8sClient.Create(ctx, newDomain(other, "go", "go.nf.test"))).To(Succeed())
+	g.Consistently(readyOf(l), "1s", poll).Should(Equal(linkDomainNotFound))
+
+	// Neither does a Domain of this namespace whose hostname another
+	// namespace holds; once that one goes, the link serves.
+	d := newDomain(ns, "go", "go.nf.test")
+	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
+	g.Consistently(readyOf(l), "1s", poll).Should(Equal(linkDomainNotFound))
+	g.Expect(k8sClient.Delete(ctx, newDomain(other, "go", "go.nf.test"))).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
+
+	// The Domain goes: the link stops serving and nothing else changes;
+	// it comes back with the Domain.
+	g.Expect(k8sClient.Delete(ctx, d)).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go2", "go.nf.test"))).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
+
+	// Moving the link to a hostname without a Domain.
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
+	l.Spec.Domain = "nowhere.nf.test"
+	g.Expect(k8sClient.Update(ctx, l)).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
+	g.Expect(l.Status.ShortURL).To(Equal("https://nowhere.nf.test/k"))
+
+	g.Eventually(eventReasons(l), timeout, poll).Should(ContainElements(
+		kurzv1alpha1.ReasonDomainNotFound, kurzv1alpha1.ReasonActive))
+}
+
+func TestLinkKeyConflict(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	startControllers(t, newDNS(t))
+	ns, other := newNamespace(t, "kc"), newNamespace(t, "kc")
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", "go.kc.test"))).To(Succeed())
+
+	first := newLink(ns, "b-first", "go.kc.test", "k")
+	g.Expect(k8sClient.Create(ctx, first)).To(Succeed())
+	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
+
+	// Created in a later second: it loses although its name sorts first
+	// (creationTimestamp decides before names do).
+	g.Eventually(func() bool { return time.Now().Truncate(time.Second).After(first.CreationTimestamp.Time) }, timeout, poll).Should(BeTrue())
+	second := newLink(ns, "a-second", "go.kc.test", "k")
+	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
+	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkKeyConflict))
+	g.Expect(second.Status.Conditions[0].Message).To(ContainSubstring("b-first"))
+	g.Consistently(readyOf(first), "1s", poll).Should(Equal(linkActive))
+
+	// The same key in another namespace is no conflict (that namespace
+	// cannot hold the hostname, so it reports DomainNotFound instead).
+	elsewhere := newLink(other, "c", "go.kc.test", "k")
+	g.Expect(k8sClient.Create(ctx, elsewhere)).To(Succeed())
+	g.Eventually(readyOf(elsewhere), timeout, poll).Should(Equal(linkDomainNotFound))
+
+	// The winner moves to another key: the loser takes over.
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())
+	first.Spec.Key = "k2"
+	g.Expect(k8sClient.Update(ctx, first)).To(Succeed())
+	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkActive))
+	g.Expect(readyOf(first)(g)).To(Equal(linkActive))
+
+	// It moves back: as the older link it wins again.
+	first.Spec.Key = "k"
+	g.Expect(k8sClient.Update(ctx, first)).To(Succeed())
+	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkKeyConflict))
+	g.Expect(readyOf(first)(g)).To(Equal(linkActive))
+
+	// The winner is deleted: the loser recovers.
+	g.Expect(k8sClient.Delete(ctx, first)).To(Succeed())
+	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkActive))
+	g.Eventually(eventReasons(second), timeout, poll).Should(ContainElements(
+		kurzv1alpha1.ReasonKeyConflict, kurzv1alpha1.ReasonActive))
+}
+
+func TestLinkExpiry(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	startControllers(t, newDNS(t))
+	ns := newNamespace(t, "exp")
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", "go.exp.test"))).To(Succeed())
+
+	// expiresAt has one-second resolution in the API.
+	expiresAt := metav1.NewTime(time.Now().Add(4 * time.Second).Truncate(time.Second))
+	l := newLink(ns, "l", "go.exp.test", "k")
+	l.Spec.ExpiresAt = &expiresAt
+	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
+
+	// It flips by itself, within a second of expiresAt.
+	g.Eventually(readyOf(l), time.Until(expiresAt.Time)+time.Second, poll).Should(Equal(linkExpired))
+	g.Expect(time.Now()).To(BeTemporally(">=", expiresAt.Time))
+	g.Expect(l.Status.Conditions[0].Message).To(ContainSubstring(expiresAt.UTC().Format(time.RFC3339)))
+
+	// A later expiresAt revives it, and it expires again on time.
+	later := metav1.NewTime(time.Now().Add(3 * time.Second).Truncate(time.Second))
+	l.Spec.ExpiresAt = &later
+	g.Expect(k8sClient.Update(ctx, l)).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
+	g.Eventually(readyOf(l), time.Until(later.Time)+time.Second, poll).Should(Equal(linkExpired))
+
+	// Without expiresAt it serves for good.
+	l.Spec.ExpiresAt = nil
+	g.Expect(k8sClient.Update(ctx, l)).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
+	g.Eventually(eventReasons(l), timeout, poll).Should(ContainElements(
+		kurzv1alpha1.ReasonExpired, kurzv1alpha1.ReasonActive))
+}
+
+func TestLinkStatusFields(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	startControllers(t, newDNS(t))
+	ns := newNamespace(t, "st")
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", "go.st.test"))).To(Succeed())
+
+	l := newLink(ns, "l", "go.st.test", "k")
+	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
+	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
+	g.Expect(l.Status.ShortURL).To(Equal("https://go.st.test/k"))
+	g.Expect(l.Status.ObservedGeneration).To(Equal(l.Generation))
+	g.Expect(l.Status.CreatedAt).NotTo(BeNil())
+	g.Expect(l.Status.UpdatedAt).To(Equal(l.Status.CreatedAt))
+	g.Expect(l.Status.UpdatedGeneration).To(Equal(l.Generation))
+	created := *l.Status.CreatedAt
+
+	// The redirect server flushes clicks: status only, so no reconcile,
+	// and later passes never clobber them.
+	clicked := l.DeepCopy()
+	clicked.Status.Clicks = 5
+	g.Expect(k8sClient.Status().Patch(ctx, clicked, client.MergeFrom(l))).To(Succeed())
+
+	// A kubectl edit of the spec: the controller stamps updatedAt.
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
+	l.Spec.URL = "https://example.com/changed"
+	g.Expect(k8sClient.Update(ctx, l)).To(Succeed())
+	gen := l.Generation
+	g.Eventually(func(g Gomega) int64 {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
+		return l.Status.ObservedGeneration
+	}, timeout, poll).Should(Equal(gen))
+	g.Expect(l.Status.UpdatedGeneration).To(Equal(gen))
+	g.Expect(l.Status.UpdatedAt.Time).To(BeTemporally(">", created.Time))
+	g.Expect(l.Status.CreatedAt.Time).To(BeTemporally("==", created.Time))
+	g.Expect(l.Status.Clicks).To(Equal(int64(5)))
+	// Stamps keep microseconds.
+	g.Expect(l.Status.UpdatedAt.Time).To(Equal(l.Status.UpdatedAt.Truncate(time.Microsecond)))
+
+	// Labels and annotations are the user's: never touched, and changing
+	// them bumps no generation and causes no status write.
+	l.Labels = map[string]string{"team": "growth"}
+	g.Expect(k8sClient.Update(ctx, l)).To(Succeed())
+	rv := l.ResourceVersion
+	g.Consistently(func(g Gomega) string {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
+		return l.ResourceVersion
+	}, "1s", poll).Should(Equal(rv))
+	g.Expect(l.Labels).To(Equal(map[string]string{"team": "growth"}))
+}

@@ -1,0 +1,72 @@
+package controllers
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Options configure the controllers.
+type Options struct {
+	// DNSServer is the DNS server (host:port) domains are verified
+	// against; empty means the system resolver.
+	DNSServer string
+	// RedirectTargets are the hostnames or IPs a domain may point at
+	// (CNAME, A or AAAA) instead of publishing its TXT record.
+	RedirectTargets []string
+	// DNSRecheckInterval is how often an Active domain is checked again.
+	DNSRecheckInterval time.Duration
+	// PendingBackoff and PendingBackoffMax bound how often a Pending domain
+	// is checked: the wait doubles from PendingBackoff up to
+	// PendingBackoffMax.
+	PendingBackoff    time.Duration
+	PendingBackoffMax time.Duration
+	// DNSTimeout bounds one domain check (all its lookups).
+	DNSTimeout time.Duration
+
+	// LinkWorkers and DomainWorkers are how many objects of each kind are
+	// reconciled at once.
+	LinkWorkers   int
+	DomainWorkers int
+}
+
+// DefaultOptions returns the production defaults.
+func DefaultOptions() Options {
+	return Options{
+		DNSRecheckInterval: time.Hour,
+		PendingBackoff:     30 * time.Second,
+		PendingBackoffMax:  10 * time.Minute,
+		DNSTimeout:         10 * time.Second,
+		LinkWorkers:        4,
+		DomainWorkers:      2,
+	}
+}
+
+// BindFlags registers the controllers' flags on fs, with o's values as
+// defaults.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.DNSServer, "dns-server", o.DNSServer, "DNS server (host:port) to verify domains against; empty uses the system resolver.")
+	fs.Func("redirect-target", "A hostname or IP the redirect server is reached at; a domain pointing there (CNAME, A or AAAA) is verified without a TXT record. Repeatable.", func(s string) error {
+		for _, t := range strings.Split(s, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				o.RedirectTargets = append(o.RedirectTargets, t)
+			}
+		}
+		return nil
+	})
+	fs.DurationVar(&o.DNSRecheckInterval, "dns-recheck-interval", o.DNSRecheckInterval, "How often an Active domain's DNS records are checked again.")
+	fs.DurationVar(&o.PendingBackoff, "dns-pending-backoff", o.PendingBackoff, "First wait before a Pending domain is checked again; it doubles up to --dns-pending-backoff-max.")
+	fs.DurationVar(&o.PendingBackoffMax, "dns-pending-backoff-max", o.PendingBackoffMax, "Longest wait between checks of a Pending domain.")
+}
+
+// validate rejects options the controllers cannot run with.
+func (o Options) validate() error {
+	if o.DNSRecheckInterval <= 0 {
+		return fmt.Errorf("dns-recheck-interval must be positive, got %s", o.DNSRecheckInterval)
+	}
+	if o.PendingBackoff <= 0 || o.PendingBackoffMax < o.PendingBackoff {
+		return fmt.Errorf("dns-pending-backoff (%s) must be positive and at most dns-pending-backoff-max (%s)", o.PendingBackoff, o.PendingBackoffMax)
+	}
+	return nil
+}

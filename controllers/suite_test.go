@@ -1,0 +1,236 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/controllers"
+	"github.com/kurz-dev/kurz/internal/dns/dnstest"
+	"github.com/kurz-dev/kurz/internal/fieldindex"
+)
+
+var (
+	cfg       *rest.Config
+	k8sClient client.Client
+	// scheme is internal/manager's: built-in kinds and kurz.dev/v1alpha1
+	// (internal/manager is not imported, to keep the tests of this package
+	// independent of the other roles).
+	scheme = runtime.NewScheme()
+)
+
+// Redirect targets every test manager is configured with.
+const (
+	targetHost = "lb.kurz.test"
+	targetIP   = "198.51.100.7"
+	targetIPv6 = "2001:db8::7"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is unset: run `make test`, or set it to a directory with kube-apiserver and etcd (e.g. bin/k8s after `make control-plane`).")
+		os.Exit(1)
+	}
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(kurzv1alpha1.AddToScheme(scheme))
+	var logOut io.Writer = io.Discard
+	if os.Getenv("KURZ_TEST_LOG") != "" {
+		logOut = os.Stderr
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
+
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	var err error
+	if cfg, err = env.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "start envtest: %v\n", err)
+		os.Exit(1)
+	}
+	if k8sClient, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		fmt.Fprintf(os.Stderr, "client: %v\n", err)
+		_ = env.Stop()
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
+	}
+	os.Exit(code)
+}
+
+// testOptions are controller options against srv with short DNS waits.
+func testOptions(srv *dnstest.Server) controllers.Options {
+	o := controllers.DefaultOptions()
+	o.DNSServer = srv.Addr
+	o.RedirectTargets = []string{targetHost, targetIP}
+	o.DNSRecheckInterval = time.Second
+	o.PendingBackoff = 100 * time.Millisecond
+	o.PendingBackoffMax = 500 * time.Millisecond
+	o.DNSTimeout = 5 * time.Second
+	return o
+}
+
+// newDNS starts a DNS server that knows the redirect target's addresses.
+func newDNS(t testing.TB) *dnstest.Server {
+	srv := dnstest.Start(t)
+	srv.Set(targetHost, dnsTypeA, "192.0.2.7")
+	srv.Set(targetHost, dnsTypeAAAA, targetIPv6)
+	return srv
+}
+
+// newManager builds a manager the way internal/manager does (scheme,
+// managedFields stripped, field indexes, controllers) with metrics and
+// probes off. Controller names repeat across the tests' managers, hence
+// SkipNameValidation.
+func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune func(*ctrl.Options)) ctrl.Manager {
+	t.Helper()
+	mo := ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+	}
+	if tune != nil {
+		tune(&mo)
+	}
+	mgr, err := ctrl.NewManager(restCfg, mo)
+	if err != nil {
+		t.Fatalf("new manager: %v", err)
+	}
+	if err := fieldindex.Setup(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		t.Fatalf("field indexes: %v", err)
+	}
+	if err := controllers.Setup(mgr, o); err != nil {
+		t.Fatalf("controllers: %v", err)
+	}
+	return mgr
+}
+
+// start runs mgr until the returned stop is called or the test ends.
+func start(t testing.TB, mgr ctrl.Manager) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	var stopped atomic.Bool
+	stop = func() {
+		if stopped.CompareAndSwap(false, true) {
+			cancel()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// startControllers starts a manager with controllers configured for srv.
+func startControllers(t testing.TB, srv *dnstest.Server) ctrl.Manager {
+	mgr := newManager(t, cfg, testOptions(srv), nil)
+	start(t, mgr)
+	return mgr
+}
+
+var nsCounter atomic.Int64
+
+// newNamespace creates a namespace whose name sorts after every earlier
+// one, so claims tied on creationTimestamp break in creation order.
+func newNamespace(t testing.TB, prefix string) string {
+	t.Helper()
+	name := fmt.Sprintf("%s-%03d-%d", prefix, nsCounter.Add(1), time.Now().UnixNano()%1e6)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := k8sClient.Create(context.Background(), ns); err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	return name
+}
+
+func newDomain(ns, name, host string) *kurzv1alpha1.Domain {
+	return &kurzv1alpha1.Domain{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       kurzv1alpha1.DomainSpec{Domain: kurzv1alpha1.Hostname(host)},
+	}
+}
+
+func newLink(ns, name, host, key string) *kurzv1alpha1.Link {
+	return &kurzv1alpha1.Link{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: kurzv1alpha1.LinkSpec{
+			Domain: kurzv1alpha1.Hostname(host),
+			Key:    key,
+			URL:    kurzv1alpha1.URL("https://example.com/" + key),
+		},
+	}
+}
+
+// Timeouts are generous: other packages' tests share the two cores.
+const (
+	timeout = 30 * time.Second
+	poll    = 50 * time.Millisecond
+)
+
+// readyOf fetches obj from the API server and returns its Ready condition
+// as "Status/Reason" ("" when it has none).
+func readyOf(obj client.Object) func(Gomega) string {
+	return func(g Gomega) string {
+		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		var conds []metav1.Condition
+		switch o := obj.(type) {
+		case *kurzv1alpha1.Link:
+			conds = o.Status.Conditions
+		case *kurzv1alpha1.Domain:
+			conds = o.Status.Conditions
+		}
+		c := meta.FindStatusCondition(conds, kurzv1alpha1.ConditionReady)
+		if c == nil {
+			return ""
+		}
+		return string(c.Status) + "/" + c.Reason
+	}
+}
+
+// eventReasons returns the reasons of the events about obj, in no order.
+func eventReasons(obj client.Object) func(Gomega) []string {
+	return func(g Gomega) []string {
+		var list eventsv1.EventList
+		g.Expect(k8sClient.List(context.Background(), &list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+		var out []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == obj.GetName() && e.Regarding.UID == obj.GetUID() {
+				out = append(out, e.Reason)
+			}
+		}
+		return out
+	}
+}

@@ -36,9 +36,12 @@ type Index[T client.Object] struct {
 // item is what the index remembers per uid to find and move its entry.
 type item struct {
 	namespace string
-	key       sortKey
+	sec       int64
+	nsec      int32
 	rv        uint64
 }
+
+func (it item) key(uid types.UID) sortKey { return sortKey{sec: it.sec, nsec: it.nsec, uid: uid} }
 
 // NewIndex returns an empty index ordering objects by createdAt.
 func NewIndex[T client.Object](createdAt func(T) time.Time) *Index[T] {
@@ -96,8 +99,8 @@ func (ix *Index[T]) Upsert(obj T) {
 		if rv != 0 && rv < old.rv {
 			return
 		}
-		if old.namespace != ns || old.key != k {
-			ix.removeLocked(old)
+		if old.namespace != ns || old.key(uid) != k {
+			ix.removeLocked(uid, old)
 		}
 	}
 	tr := ix.trees[ns]
@@ -106,7 +109,7 @@ func (ix *Index[T]) Upsert(obj T) {
 		ix.trees[ns] = tr
 	}
 	tr.insert(entry[T]{key: k, obj: obj})
-	ix.items[uid] = item{namespace: ns, key: k, rv: rv}
+	ix.items[uid] = item{namespace: ns, sec: k.sec, nsec: k.nsec, rv: rv}
 	ix.notifyLocked()
 }
 
@@ -119,17 +122,17 @@ func (ix *Index[T]) Delete(obj T) {
 	if !ok {
 		return
 	}
-	ix.removeLocked(old)
+	ix.removeLocked(uid, old)
 	delete(ix.items, uid)
 	ix.notifyLocked()
 }
 
-func (ix *Index[T]) removeLocked(it item) {
+func (ix *Index[T]) removeLocked(uid types.UID, it item) {
 	tr := ix.trees[it.namespace]
 	if tr == nil {
 		return
 	}
-	tr.remove(it.key)
+	tr.remove(it.key(uid))
 	if tr.len() == 0 {
 		delete(ix.trees, it.namespace)
 	}
@@ -169,7 +172,7 @@ func (ix *Index[T]) Get(uid types.UID) (T, bool) {
 	if !ok {
 		return zero, false
 	}
-	return ix.trees[it.namespace].find(it.key)
+	return ix.trees[it.namespace].find(it.key(uid))
 }
 
 // WaitFor blocks until the index has seen uid at resourceVersion rv or a

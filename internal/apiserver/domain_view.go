@@ -1,0 +1,37 @@
+package apiserver
+
+import (
+	"strings"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/timestamps"
+)
+
+// domainView is the contract's domain object.
+type domainView struct {
+	ID          string  `json:"id"`
+	WorkspaceID string  `json:"workspace_id"`
+	Domain      string  `json:"domain"`
+	Status      string  `json:"status"`
+	NotFoundURL *string `json:"not_found_url"`
+	ExpiredURL  *string `json:"expired_url"`
+	CreatedAt   string  `json:"created_at"`
+	UpdatedAt   string  `json:"updated_at"`
+}
+
+func newDomainView(d *kurzv1alpha1.Domain, workspaceID string) domainView {
+	status := strings.ToLower(string(d.Status.Phase))
+	if status == "" {
+		status = strings.ToLower(string(kurzv1alpha1.DomainPending))
+	}
+	return domainView{
+		ID:          string(d.UID),
+		WorkspaceID: workspaceID,
+		Domain:      string(d.Spec.Domain),
+		Status:      status,
+		NotFoundURL: urlString(d.Spec.NotFoundURL),
+		ExpiredURL:  urlString(d.Spec.ExpiredURL),
+		CreatedAt:   timestamps.Print(d.Status.CreatedAt, d.CreationTimestamp),
+		UpdatedAt:   timestamps.Print(d.Status.UpdatedAt, d.CreationTimestamp),
+	}
+}

@@ -1,0 +1,58 @@
+package apiserver
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/kurz-dev/kurz/internal/qr"
+)
+
+// qrParams lists the QR parameters in the order their errors are reported.
+var qrParams = []string{"download", "color", "background", "size", "level", "margin", "format"}
+
+// PUT /api/v1/links/{id}/qr-code: the QR code of the short link, as PNG
+// (or SVG). Parameters come from the query string or a JSON body.
+func (s *server) linkQRCode(w http.ResponseWriter, r *http.Request, c *caller) error {
+	l, err := s.findLink(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	p, fieldErrs, err := qr.ParseParams(r.URL.Query(), body)
+	if err != nil {
+		return errMalformedJSON
+	}
+	if len(fieldErrs) > 0 {
+		var f fieldErrors
+		for _, name := range qrParams {
+			for _, msg := range fieldErrs[name] {
+				f.add(name, msg)
+			}
+		}
+		return f.err()
+	}
+	p.Options.Content = shortLink(string(l.Spec.Domain), l.Spec.Key)
+	data, contentType, err := s.qr.Render(p.Options)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	// The image shows a workspace's link: browsers may keep it, shared
+	// caches may not.
+	h.Set("Cache-Control", "private")
+	if p.Download {
+		ext := "png"
+		if p.Options.Format == qr.SVG {
+			ext = "svg"
+		}
+		h.Set("Content-Disposition", `attachment; filename="`+l.Spec.Key+"."+ext+`"`)
+	}
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(data)
+	return nil
+}

@@ -222,4 +222,3 @@ func apiFieldOf(path string) string {
 	}
 	return ""
 }
-

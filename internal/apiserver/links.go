@@ -7,11 +7,11 @@ import (
 	"regexp"
 	"strings"
 
+	"golang.org/x/crypto/bcrypt"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"golang.org/x/crypto/bcrypt"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/claims"

@@ -49,7 +49,11 @@ func ParseParams(query url.Values, body []byte) (Params, map[string][]string, er
 			return v, true
 		}
 		v, ok := fields[name]
-		return v, ok
+		return v.text, ok
+	}
+	// isString tells a JSON string from a JSON literal, for colours.
+	isString := func(name string) bool {
+		return query.Get(name) != "" || fields[name].isString
 	}
 
 	p := Params{Options: DefaultOptions()}
@@ -72,7 +76,7 @@ func ParseParams(query url.Values, body []byte) (Params, map[string][]string, er
 	}{{paramColor, &p.Options.Foreground}, {paramBackground, &p.Options.Background}} {
 		if v, ok := value(c.name); ok {
 			rgba, ok := parseHex(v)
-			if !ok {
+			if !ok || !isString(c.name) {
 				fail(c.name, fmt.Sprintf("The %s must be a hex colour like #1A2B3C.", c.name))
 				continue
 			}
@@ -116,11 +120,16 @@ func ParseParams(query url.Values, body []byte) (Params, map[string][]string, er
 	return p, nil, nil
 }
 
-// bodyFields flattens a JSON object body to text values: strings as they
-// are, numbers and booleans as their JSON text, null left out. Objects and
-// arrays keep their JSON text, which no parameter accepts, so they become
-// field errors.
-func bodyFields(body []byte) (map[string]string, error) {
+// bodyValue is a body parameter as text: a string as it is, a number or
+// boolean as its JSON text. Objects and arrays keep their JSON text too,
+// which no parameter accepts, so they become field errors.
+type bodyValue struct {
+	text     string
+	isString bool
+}
+
+// bodyFields reads a JSON object body; null and "" values are left out.
+func bodyFields(body []byte) (map[string]bodyValue, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, nil
@@ -129,7 +138,7 @@ func bodyFields(body []byte) (map[string]string, error) {
 	if err := json.Unmarshal(body, &raw); err != nil {
 		return nil, fmt.Errorf("qr parameters: the body is not a JSON object: %w", err)
 	}
-	out := make(map[string]string, len(raw))
+	out := make(map[string]bodyValue, len(raw))
 	for k, v := range raw {
 		switch {
 		case len(v) == 0 || string(v) == "null":
@@ -140,10 +149,10 @@ func bodyFields(body []byte) (map[string]string, error) {
 				return nil, fmt.Errorf("qr parameters: %s: %w", k, err)
 			}
 			if s != "" {
-				out[k] = s
+				out[k] = bodyValue{text: s, isString: true}
 			}
 		default:
-			out[k] = string(v)
+			out[k] = bodyValue{text: string(v)}
 		}
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"strconv"
+	"sync"
 
 	qrcode "github.com/skip2/go-qrcode"
 )
@@ -94,12 +95,25 @@ func renderPNG(o Options, modules [][]bool) ([]byte, error) {
 	}
 
 	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	enc := png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: encoderBuffers}
 	if err := enc.Encode(&buf, img); err != nil {
 		return nil, fmt.Errorf("qr: encoding png: %w", err)
 	}
 	return buf.Bytes(), nil
 }
+
+// encoderBuffers reuses the PNG encoder's compressor state (most of an
+// uncached render's allocations) across renders.
+var encoderBuffers = &encoderPool{}
+
+type encoderPool struct{ p sync.Pool }
+
+func (e *encoderPool) Get() *png.EncoderBuffer {
+	b, _ := e.p.Get().(*png.EncoderBuffer)
+	return b
+}
+
+func (e *encoderPool) Put(b *png.EncoderBuffer) { e.p.Put(b) }
 
 // moduleAt maps pixel p of size to a module index of the code, or -1 in
 // the quiet zone.

@@ -48,6 +48,19 @@ func Render(o Options) (data []byte, contentType string, err error) {
 	return data, contentTypePNG, nil
 }
 
+// SizeError says that the code and its margin need more modules than the
+// image has pixels (a long link at level H with a wide margin in 64 pixels).
+// The message is meant for the user, as a field error of "size"; the API
+// finds it with errors.As and answers 422.
+type SizeError struct {
+	// Min is the smallest size that fits, one pixel per module.
+	Min int
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("The size must be at least %d for this link and margin.", e.Min)
+}
+
 // bitmap returns the code's modules without quiet zone (true is dark).
 func bitmap(o Options) ([][]bool, error) {
 	q, err := qrcode.New(o.Content, levels[o.Level])
@@ -58,7 +71,7 @@ func bitmap(o Options) ([][]bool, error) {
 	q.DisableBorder = true
 	m := q.Bitmap()
 	if side := len(m) + 2*o.Margin; side > o.Size {
-		return nil, fmt.Errorf("qr: %d modules do not fit in %d pixels; ask for a larger size or smaller margin", side, o.Size)
+		return nil, &SizeError{Min: side}
 	}
 	return m, nil
 }

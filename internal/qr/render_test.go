@@ -3,6 +3,7 @@ package qr
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -204,6 +205,23 @@ func TestRenderInvalid(t *testing.T) {
 			NewWithT(t).Expect(err).To(HaveOccurred())
 		})
 	}
+	t.Run("does not fit", func(t *testing.T) {
+		g := NewWithT(t)
+		o := ok
+		o.Size, o.Margin, o.Level = 64, 32, "H"
+		_, _, err := Render(o)
+		var se *SizeError
+		g.Expect(errors.As(err, &se)).To(BeTrue(), "error %v", err)
+		// 64 modules of margin plus the code's side (4 * version + 17).
+		code := len(modules(t, o))
+		g.Expect(code % 4).To(Equal(1))
+		g.Expect(se.Min).To(Equal(64 + code))
+		g.Expect(err.Error()).To(Equal(fmt.Sprintf("The size must be at least %d for this link and margin.", 64+code)))
+
+		o.Size = se.Min // one pixel per module fits
+		_, _, err = Render(o)
+		g.Expect(err).NotTo(HaveOccurred())
+	})
 	t.Run("zero size, level and format take defaults", func(t *testing.T) {
 		g := NewWithT(t)
 		o := ok

@@ -3,6 +3,7 @@ package qr
 import (
 	"errors"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 )
@@ -88,4 +89,24 @@ func TestRendererDoesNotCacheErrors(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(data).To(Equal([]byte("img")))
 	g.Expect(calls).To(Equal(2))
+}
+
+func TestRendererConcurrent(t *testing.T) {
+	g := NewWithT(t)
+	r := NewRenderer(4)
+	want, _, err := Render(Options{Content: content, Foreground: black, Background: white, Margin: 4})
+	g.Expect(err).NotTo(HaveOccurred())
+	done := make(chan []byte, 8)
+	for range 8 {
+		go func() {
+			data, _, err := r.Render(Options{Content: content, Foreground: black, Background: white, Margin: 4})
+			if err != nil {
+				data = nil
+			}
+			done <- data
+		}()
+	}
+	for range 8 {
+		g.Eventually(done, 20*time.Second).Should(Receive(Equal(want)))
+	}
 }

@@ -234,3 +234,13 @@ func eventReasons(obj client.Object) func(Gomega) []string {
 		return out
 	}
 }
+
+// newBareManager builds a manager without controllers, to test Setup.
+func newBareManager() (ctrl.Manager, error) {
+	return ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+}

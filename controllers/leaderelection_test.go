@@ -1,0 +1,60 @@
+package controllers_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+func isElected(mgr ctrl.Manager) bool {
+	select {
+	case <-mgr.Elected():
+		return true
+	default:
+		return false
+	}
+}
+
+// TestLeaderElection runs two managers: one leads, and when it stops
+// without releasing its Lease (a crash), the other takes over.
+func TestLeaderElection(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	srv := newDNS(t)
+	ns := newNamespace(t, "le")
+	leaseDuration, renewDeadline, retryPeriod := 3*time.Second, 2*time.Second, 500*time.Millisecond
+	elect := func(o *ctrl.Options) {
+		o.LeaderElection = true
+		o.LeaderElectionID = "kurz-controllers-test"
+		o.LeaderElectionNamespace = ns
+		o.LeaseDuration = &leaseDuration
+		o.RenewDeadline = &renewDeadline
+		o.RetryPeriod = &retryPeriod
+		o.LeaderElectionReleaseOnCancel = false
+	}
+	a := newManager(t, cfg, testOptions(srv), elect)
+	b := newManager(t, cfg, testOptions(srv), elect)
+	stops := map[ctrl.Manager]func(){a: start(t, a), b: start(t, b)}
+
+	g.Eventually(func() bool { return isElected(a) || isElected(b) }, timeout, poll).Should(BeTrue())
+	leader, standby := a, b
+	if !isElected(a) {
+		leader, standby = b, a
+	}
+	g.Expect(isElected(standby)).To(BeFalse(), "one leader at a time")
+
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", "go.le.test"))).To(Succeed())
+	first := newLink(ns, "first", "go.le.test", "a")
+	g.Expect(k8sClient.Create(ctx, first)).To(Succeed())
+	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
+
+	stops[leader]()
+	g.Eventually(func() bool { return isElected(standby) }, 20*time.Second, poll).Should(BeTrue(),
+		"the standby takes over within 20s")
+	second := newLink(ns, "second", "go.le.test", "b")
+	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
+	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkActive))
+}

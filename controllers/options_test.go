@@ -1,0 +1,67 @@
+package controllers_test
+
+import (
+	"flag"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/controllers"
+)
+
+func TestBindFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want func(*controllers.Options)
+	}{
+		{"defaults", nil, func(*controllers.Options) {}},
+		{"every flag", []string{
+			"--dns-server", "127.0.0.1:5353",
+			"--redirect-target", "lb.example.com", "--redirect-target", "192.0.2.1, 2001:db8::1",
+			"--dns-recheck-interval", "5m",
+			"--dns-pending-backoff", "1s", "--dns-pending-backoff-max", "1m",
+		}, func(o *controllers.Options) {
+			o.DNSServer = "127.0.0.1:5353"
+			o.RedirectTargets = []string{"lb.example.com", "192.0.2.1", "2001:db8::1"}
+			o.DNSRecheckInterval = 5 * time.Minute
+			o.PendingBackoff, o.PendingBackoffMax = time.Second, time.Minute
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := controllers.DefaultOptions()
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			o.BindFlags(fs)
+			g.Expect(fs.Parse(tt.args)).To(Succeed())
+			want := controllers.DefaultOptions()
+			tt.want(&want)
+			g.Expect(o).To(Equal(want))
+		})
+	}
+}
+
+func TestSetupRejectsBadOptions(t *testing.T) {
+	srv := newDNS(t)
+	tests := []struct {
+		name string
+		edit func(*controllers.Options)
+	}{
+		{"recheck interval", func(o *controllers.Options) { o.DNSRecheckInterval = 0 }},
+		{"backoff above its cap", func(o *controllers.Options) { o.PendingBackoff = time.Hour }},
+		{"DNS server without port", func(o *controllers.Options) { o.DNSServer = "127.0.0.1" }},
+		{"bad redirect target", func(o *controllers.Options) { o.RedirectTargets = []string{"https://x/"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := testOptions(srv)
+			tt.edit(&o)
+			mgr, err := newBareManager()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(controllers.Setup(mgr, o)).NotTo(Succeed())
+		})
+	}
+}

@@ -175,9 +175,17 @@ func invalidFields(err error) *fieldErrors {
 }
 
 func causeMessage(c metav1.StatusCause) string {
+	switch c.Type {
+	case metav1.CauseTypeFieldValueRequired:
+		return "is required"
+	case metav1.CauseTypeFieldValueDuplicate:
+		return "must not contain duplicates"
+	case metav1.CauseTypeFieldValueNotSupported:
+		return "has an unsupported value"
+	}
 	msg := c.Message
-	// kube-apiserver prefixes messages with the value ("Invalid value: ..."),
-	// which may hold user data; keep only the reason after the last colon.
+	// kube-apiserver puts the value in the message ("Invalid value: ...:
+	// reason"); it may hold user data, so keep only the reason.
 	if i := strings.LastIndex(msg, ": "); i >= 0 {
 		msg = msg[i+2:]
 	}

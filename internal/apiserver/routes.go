@@ -70,6 +70,9 @@ func jsonFallback(mux *http.ServeMux) http.Handler {
 		rec := &headerRecorder{header: http.Header{}}
 		h.ServeHTTP(rec, r)
 		path := strings.TrimPrefix(r.URL.Path, "/")
+		if path == "" {
+			path = "/"
+		}
 		switch rec.status {
 		case http.StatusMethodNotAllowed:
 			allow := rec.header.Get("Allow")

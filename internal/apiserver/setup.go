@@ -1,6 +1,3 @@
-// Package apiserver serves /api/v1: links, domains, pagination and QR codes,
-// as operations on Link and Domain resources. See doc.go for the decisions
-// the contract leaves open.
 package apiserver
 
 import (

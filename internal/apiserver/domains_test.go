@@ -1,0 +1,119 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/types"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+func TestDomainLifecycle(t *testing.T) {
+	g := NewWithT(t)
+	w := newWorkspace(t)
+	host := uniqueHost()
+
+	r := w.editor.do("POST", "/api/v1/domains", map[string]any{
+		"domain": "  " + strings.ToUpper(host) + ".  ", "not_found_url": "https://example.com/404",
+	})
+	g.Expect(r.status).To(Equal(http.StatusCreated), "%s", r)
+	d := r.body
+	id := d["id"].(string)
+	g.Expect(d).To(HaveKeyWithValue("domain", host))
+	g.Expect(d).To(HaveKeyWithValue("status", "pending"))
+	g.Expect(d).To(HaveKeyWithValue("workspace_id", w.uid))
+	g.Expect(d).To(HaveKeyWithValue("not_found_url", "https://example.com/404"))
+	g.Expect(d).To(HaveKeyWithValue("expired_url", BeNil()))
+	g.Expect(d["created_at"]).To(MatchRegexp(microTimestamp.String()))
+	g.Expect(d).To(HaveLen(8))
+
+	// Named after its hostname, for kubectl users.
+	var obj kurzv1alpha1.Domain
+	g.Expect(k8s.Get(context.Background(), types.NamespacedName{Namespace: w.ns, Name: host}, &obj)).To(Succeed())
+	g.Expect(string(obj.UID)).To(Equal(id))
+
+	// status follows status.phase (set by the Domain controller).
+	obj.Status.Phase = kurzv1alpha1.DomainActive
+	g.Expect(k8s.Status().Update(context.Background(), &obj)).To(Succeed())
+	g.Eventually(func() any {
+		return w.editor.do("GET", "/api/v1/domains", nil).body["data"].([]any)[0].(map[string]any)["status"]
+	}, "20s").Should(Equal("active"))
+
+	// Update: domain replaced, absent URL kept, null URL cleared, present set.
+	host2 := uniqueHost()
+	r = w.editor.do("PUT", "/api/v1/domains/"+id, map[string]any{"domain": host2, "expired_url": "https://example.com/gone"})
+	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+	g.Expect(r.body).To(HaveKeyWithValue("domain", host2))
+	g.Expect(r.body).To(HaveKeyWithValue("not_found_url", "https://example.com/404"))
+	g.Expect(r.body).To(HaveKeyWithValue("expired_url", "https://example.com/gone"))
+	g.Expect(r.body).To(HaveKeyWithValue("created_at", d["created_at"]))
+	g.Expect(r.body["updated_at"].(string) >= d["updated_at"].(string)).To(BeTrue())
+	r = w.editor.do("PUT", "/api/v1/domains/"+id, map[string]any{"domain": host2, "not_found_url": nil})
+	g.Expect(r.body).To(HaveKeyWithValue("not_found_url", BeNil()))
+	g.Expect(r.body).To(HaveKeyWithValue("expired_url", "https://example.com/gone"))
+
+	// The old hostname is free again; its object name is not, so the next
+	// Domain for it gets a generated name.
+	r = w.editor.do("POST", "/api/v1/domains", map[string]any{"domain": host})
+	g.Expect(r.status).To(Equal(http.StatusCreated), "%s", r)
+	g.Expect(w.editor.do("GET", "/api/v1/domains", nil).body["meta"]).To(HaveKeyWithValue("total", BeNumerically("==", 2)))
+
+	del := w.editor.do("DELETE", "/api/v1/domains/"+id, nil)
+	g.Expect(del.status).To(Equal(http.StatusOK))
+	g.Expect(del.body).To(Equal(map[string]any{"message": "Domain deleted successfully."}))
+	g.Expect(w.editor.do("DELETE", "/api/v1/domains/"+id, nil).status).To(Equal(http.StatusNotFound))
+	g.Expect(w.editor.do("GET", "/api/v1/domains", nil).body["meta"]).To(HaveKeyWithValue("total", BeNumerically("==", 1)))
+}
+
+func TestDomainValidation(t *testing.T) {
+	w, other := newWorkspace(t), newWorkspace(t)
+	taken := uniqueHost()
+	other.createDomain(t, taken)
+	mine := uniqueHost()
+	mineID := w.createDomain(t, mine)
+
+	tests := []struct {
+		name    string
+		method  string
+		path    string
+		body    any
+		field   string
+		message string
+	}{
+		{"missing", "POST", "/api/v1/domains", map[string]any{}, "domain", "The domain field is required."},
+		{"not a string", "POST", "/api/v1/domains", map[string]any{"domain": 5}, "domain", "The domain field must be a string."},
+		{"with a port", "POST", "/api/v1/domains", map[string]any{"domain": "example.com:80"}, "domain", "The domain field must be a valid domain name."},
+		{"a URL", "POST", "/api/v1/domains", map[string]any{"domain": "https://example.com/"}, "domain", "The domain field must be a valid domain name."},
+		{"taken by another workspace", "POST", "/api/v1/domains", map[string]any{"domain": taken}, "domain", "The domain has already been taken."},
+		{"taken by this workspace", "POST", "/api/v1/domains", map[string]any{"domain": strings.ToUpper(mine)}, "domain", "The domain has already been taken."},
+		{"bad not_found_url", "POST", "/api/v1/domains", map[string]any{"domain": uniqueHost(), "not_found_url": "javascript:x"}, "not_found_url", "The not found url field must be an absolute http or https URL with a host."},
+		{"bad expired_url", "POST", "/api/v1/domains", map[string]any{"domain": uniqueHost(), "expired_url": 7}, "expired_url", "The expired url field must be a string."},
+		{"update to a taken one", "PUT", "/api/v1/domains/" + mineID, map[string]any{"domain": taken}, "domain", "The domain has already been taken."},
+		{"update without domain", "PUT", "/api/v1/domains/" + mineID, map[string]any{"not_found_url": "https://e.com"}, "domain", "The domain field is required."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			w.editor.t = t
+			r := w.editor.do(tt.method, tt.path, tt.body)
+			g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
+			g.Expect(r.fieldErrors(tt.field)).To(Equal([]string{tt.message}))
+		})
+	}
+
+	t.Run("international names are stored in punycode", func(t *testing.T) {
+		g := NewWithT(t)
+		w.editor.t = t
+		label := strings.TrimSuffix(uniqueHost(), ".example.com")
+		r := w.editor.do("POST", "/api/v1/domains", map[string]any{"domain": "Bücher-" + label + ".example"})
+		g.Expect(r.status).To(Equal(http.StatusCreated), "%s", r)
+		g.Expect(r.body["domain"]).To(HavePrefix("xn--bcher-"))
+		// Keeping its own hostname on update is no conflict.
+		r = w.editor.do("PUT", "/api/v1/domains/"+mineID, map[string]any{"domain": mine})
+		g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+	})
+}

@@ -1,6 +1,122 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
 
-// runDev is `kurz dev`; see internal/devenv.
-func runDev(args []string) error { return errors.New("not implemented yet") }
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/kurz-dev/kurz/internal/devenv"
+	"github.com/kurz-dev/kurz/internal/manager"
+)
+
+// devOptions returns the manager options of `kurz dev`: everything on
+// loopback, no health probes, no leader election (one process).
+func devOptions() manager.Options {
+	o := manager.DefaultOptions()
+	o.MetricsBindAddress = "127.0.0.1:8082"
+	o.HealthProbeBindAddress = "0"
+	o.LeaderElect = false
+	o.API.BindAddress = "127.0.0.1:8080"
+	o.Redirect.BindAddress = "127.0.0.1:8081"
+	return o
+}
+
+// devConfig is the parsed command line of `kurz dev`.
+type devConfig struct {
+	dataDir string
+	manager manager.Options
+	zap     zap.Options
+}
+
+// parseDevFlags parses the manager's and the logger's flags plus
+// --data-dir, --api-addr and --redirect-addr.
+func parseDevFlags(args []string) (devConfig, error) {
+	c := devConfig{dataDir: devenv.DefaultDataDir, manager: devOptions()}
+	zap.ConsoleEncoder()(&c.zap) // readable on a terminal; --zap-encoder=json still works
+	fs := newFlagSet("dev", &c.manager, &c.zap)
+	fs.StringVar(&c.dataDir, "data-dir", c.dataDir, "Directory holding the local control plane's state (etcd data, keys, kubeconfig, token); kept across restarts.")
+	// Aliases of --api-bind-address and --redirect-bind-address: the last
+	// one given on the command line wins.
+	fs.Var(stringAlias{&c.manager.API.BindAddress}, "api-addr", "Address of the /api/v1 server (alias of --api-bind-address).")
+	fs.Var(stringAlias{&c.manager.Redirect.BindAddress}, "redirect-addr", "Address of the redirect server (alias of --redirect-bind-address).")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return c, nil
+}
+
+// runDev is `kurz dev`: a local control plane (internal/devenv) and the
+// manager on it, until SIGINT or SIGTERM.
+func runDev(args []string) error {
+	c, err := parseDevFlags(args)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&c.zap)))
+
+	// A second signal exits at once; the kernel then kills the children.
+	ctx := ctrl.SetupSignalHandler()
+	env, err := devenv.Start(ctx, devenv.Options{DataDir: c.dataDir, Out: os.Stdout})
+	if err != nil {
+		if ctx.Err() != nil { // interrupted while starting: not a failure
+			return nil
+		}
+		return err
+	}
+	runErr := runDevManager(ctx, env, c.manager)
+	// The manager is done; only now may the API server and etcd go.
+	stopErr := env.Stop()
+	if stopErr == nil {
+		fmt.Println("kurz dev: stopped")
+	}
+	return errors.Join(runErr, stopErr)
+}
+
+func runDevManager(ctx context.Context, env *devenv.Env, o manager.Options) error {
+	fmt.Println("kurz dev: starting the manager (controllers, API, redirects)...")
+	mgr, err := manager.New(ctx, env.Config(), o)
+	if err != nil {
+		return err
+	}
+	api, redirect := "", ""
+	if o.EnableAPI {
+		api = o.API.BindAddress
+	}
+	if o.EnableRedirect {
+		redirect = o.Redirect.BindAddress
+	}
+	// Runs once the caches have synced and the servers were started.
+	banner := bannerRunnable(func(context.Context) error {
+		env.PrintBanner(os.Stdout, api, redirect)
+		return nil
+	})
+	if err := mgr.Add(banner); err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}
+
+// bannerRunnable is a manager runnable that runs without leader election.
+type bannerRunnable func(context.Context) error
+
+func (f bannerRunnable) Start(ctx context.Context) error { return f(ctx) }
+func (bannerRunnable) NeedLeaderElection() bool          { return false }
+
+// stringAlias is a flag.Value writing to another flag's variable.
+type stringAlias struct{ p *string }
+
+func (a stringAlias) String() string {
+	if a.p == nil {
+		return ""
+	}
+	return *a.p
+}
+
+func (a stringAlias) Set(s string) error { *a.p = s; return nil }

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+// The end-to-end test of `kurz dev` (real processes) is in internal/devenv.
+
+func TestParseDevFlags(t *testing.T) {
+	tests := []struct {
+		name                   string
+		args                   []string
+		dataDir, api, redirect string
+		metrics, probes        string
+		leaderElect, wantErr   bool
+	}{
+		{name: "defaults", dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0"},
+		{name: "dev flags", args: []string{"--data-dir", "/x", "--api-addr", "127.0.0.1:1", "--redirect-addr", "127.0.0.1:2"},
+			dataDir: "/x", api: "127.0.0.1:1", redirect: "127.0.0.1:2", metrics: "127.0.0.1:8082", probes: "0"},
+		{name: "manager flags still work", args: []string{"--api-bind-address", ":1", "--redirect-bind-address", ":2", "--metrics-bind-address", "0", "--health-probe-bind-address", ":3", "--leader-elect"},
+			dataDir: ".kurz", api: ":1", redirect: ":2", metrics: "0", probes: ":3", leaderElect: true},
+		{name: "last of alias and manager flag wins", args: []string{"--api-addr", ":1", "--api-bind-address", ":2", "--redirect-bind-address", ":3", "--redirect-addr", ":4"},
+			dataDir: ".kurz", api: ":2", redirect: ":4", metrics: "127.0.0.1:8082", probes: "0"},
+		{name: "unknown flag", args: []string{"--nope"}, wantErr: true},
+		{name: "stray argument", args: []string{"extra"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			c, err := parseDevFlags(tt.args)
+			if tt.wantErr {
+				g.Expect(err).To(HaveOccurred())
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(c.dataDir).To(Equal(tt.dataDir))
+			g.Expect(c.manager.API.BindAddress).To(Equal(tt.api))
+			g.Expect(c.manager.Redirect.BindAddress).To(Equal(tt.redirect))
+			g.Expect(c.manager.MetricsBindAddress).To(Equal(tt.metrics))
+			g.Expect(c.manager.HealthProbeBindAddress).To(Equal(tt.probes))
+			g.Expect(c.manager.LeaderElect).To(Equal(tt.leaderElect))
+		})
+	}
+}

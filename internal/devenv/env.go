@@ -1,0 +1,170 @@
+package devenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// DefaultDataDir is where kurz dev keeps its state unless told otherwise.
+const DefaultDataDir = ".kurz"
+
+// stopGrace is how long a child gets to exit after SIGTERM before SIGKILL.
+const stopGrace = 30 * time.Second
+
+// Options configure Start.
+type Options struct {
+	// DataDir holds the control plane's state; see the package doc.
+	DataDir string
+	// Out receives progress lines; nil discards them.
+	Out io.Writer
+}
+
+// Env is a running local control plane. Stop it with Stop.
+type Env struct {
+	dataDir string // absolute
+	shown   string // DataDir as the user gave it, for messages
+	out     io.Writer
+	bins    binaries
+	lock    *dirLock
+	etcd    *child
+	apiSrv  *child
+	cfg     *rest.Config
+}
+
+// Start locks DataDir, starts etcd and kube-apiserver, installs the CRDs and
+// roles, sets up the workspace and writes DIR/kubeconfig and DIR/token. On
+// error everything started so far is stopped again.
+func Start(ctx context.Context, o Options) (_ *Env, err error) {
+	if o.DataDir == "" {
+		o.DataDir = DefaultDataDir
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	abs, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out}
+	if e.bins, err = findBinaries(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	if e.lock, err = lockDir(abs); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = e.Stop()
+		}
+	}()
+	if err := e.start(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Env) start(ctx context.Context) error {
+	logs := e.path("logs")
+	if err := os.MkdirAll(logs, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", logs, err)
+	}
+	p, err := loadOrCreatePKI(e.path("pki"))
+	if err != nil {
+		return err
+	}
+
+	e.progress("starting etcd (data in %s)...", filepath.Join(e.shown, "etcd"))
+	t := time.Now()
+	var etcdURL string
+	e.etcd, etcdURL, err = startEtcd(ctx, e.bins.Etcd, e.path("etcd"), filepath.Join(logs, "etcd.log"))
+	if err != nil {
+		return err
+	}
+	e.progress("etcd ready in %s", since(t))
+
+	e.progress("starting kube-apiserver...")
+	t = time.Now()
+	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.bins.KubeAPIServer, p, etcdURL,
+		previousAPIPort(e.path("kubeconfig")), filepath.Join(logs, "kube-apiserver.log"))
+	if err != nil {
+		return err
+	}
+	e.progress("kube-apiserver ready in %s at %s", since(t), e.cfg.Host)
+
+	c, err := client.New(e.Config(), client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("create client: %w", err)
+	}
+	cs, err := kubernetes.NewForConfig(e.Config())
+	if err != nil {
+		return fmt.Errorf("create clientset: %w", err)
+	}
+	e.progress("installing CRDs and roles...")
+	t = time.Now()
+	if err := install(ctx, c, cs.Discovery()); err != nil {
+		return err
+	}
+	e.progress("CRDs served in %s", since(t))
+
+	if err := setUpWorkspace(ctx, c); err != nil {
+		return err
+	}
+	issued, err := ensureToken(ctx, cs, e.path("token"))
+	if err != nil {
+		return err
+	}
+	if err := writeKubeconfig(e.path("kubeconfig"), e.cfg); err != nil {
+		return err
+	}
+	verb := "kept"
+	if issued {
+		verb = "wrote a new"
+	}
+	e.progress("workspace %q: ServiceAccount %s (%s); %s token in %s", Workspace, ServiceAccount, Role, verb, e.Token())
+	return nil
+}
+
+// Config returns a cluster-admin client config for the API server.
+func (e *Env) Config() *rest.Config { return rest.CopyConfig(e.cfg) }
+
+// Kubeconfig is the path of the admin kubeconfig, as the user gave DataDir.
+func (e *Env) Kubeconfig() string { return filepath.Join(e.shown, "kubeconfig") }
+
+// Token is the path of the API token file, as the user gave DataDir.
+func (e *Env) Token() string { return filepath.Join(e.shown, "token") }
+
+// Stop stops kube-apiserver, then etcd, and releases the data dir. Stop the
+// manager before: it needs the API server to shut down cleanly.
+func (e *Env) Stop() error {
+	var errs []error
+	for _, c := range []*child{e.apiSrv, e.etcd} {
+		if c == nil || c.exited() {
+			continue
+		}
+		e.progress("stopping %s...", c.name)
+		errs = append(errs, c.stop(stopGrace))
+	}
+	e.apiSrv, e.etcd = nil, nil
+	errs = append(errs, e.lock.unlock())
+	return errors.Join(errs...)
+}
+
+func (e *Env) path(name string) string { return filepath.Join(e.dataDir, name) }
+
+func (e *Env) progress(format string, args ...any) {
+	fmt.Fprintf(e.out, "kurz dev: "+format+"\n", args...)
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(100 * time.Millisecond) }

@@ -1,0 +1,101 @@
+package devenv
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+const (
+	// issuer is the service-account token issuer. It must not depend on the
+	// port, which may change between starts, or old tokens would be refused.
+	issuer = "https://kubernetes.default.svc.cluster.local"
+	// TokenLifetime is how long the workspace token is valid; the API
+	// server's maximum is raised to match.
+	TokenLifetime = 365 * 24 * time.Hour
+)
+
+// startKubeAPIServer runs kube-apiserver against etcdURL, on loopback, with
+// the persisted certificates and keys. It prefers port (the previous one).
+func startKubeAPIServer(ctx context.Context, path string, p *pki, etcdURL string, prefer int, logPath string) (*child, *rest.Config, error) {
+	var lastErr error
+	for range startAttempts {
+		port, err := preferPort(prefer)
+		if err != nil {
+			return nil, nil, err
+		}
+		args := []string{
+			"--etcd-servers=" + etcdURL,
+			"--bind-address=127.0.0.1",
+			"--advertise-address=127.0.0.1",
+			// The endpoint reconciler refuses a loopback address, and nothing
+			// in a kurz dev cluster uses the "kubernetes" Service anyway.
+			"--endpoint-reconciler-type=none",
+			"--secure-port=" + strconv.Itoa(port),
+			"--cert-dir=" + p.dir, // unused with the files below; keeps it out of /var/run
+			"--tls-cert-file=" + p.path("apiserver.crt"),
+			"--tls-private-key-file=" + p.path("apiserver.key"),
+			"--client-ca-file=" + p.path("ca.crt"),
+			"--authorization-mode=RBAC",
+			"--service-account-issuer=" + issuer,
+			"--service-account-key-file=" + p.path("sa.pub"),
+			"--service-account-signing-key-file=" + p.path("sa.key"),
+			"--service-account-max-token-expiration=" + TokenLifetime.String(),
+			"--service-cluster-ip-range=10.0.0.0/24",
+		}
+		c, err := startChild("kube-apiserver", path, args, logPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg := p.adminConfig("https://127.0.0.1:" + strconv.Itoa(port))
+		err = waitReady(ctx, c, 3*time.Minute, func(ctx context.Context) bool { return apiServerReady(ctx, cfg) })
+		if err == nil {
+			return c, cfg, nil
+		}
+		_ = c.stop(10 * time.Second)
+		if !portRace(c) {
+			return nil, nil, err
+		}
+		lastErr, prefer = err, 0
+	}
+	return nil, nil, lastErr
+}
+
+// adminConfig is a cluster-admin client config for the API server at host.
+func (p *pki) adminConfig(host string) *rest.Config {
+	return &rest.Config{
+		Host: host,
+		TLSClientConfig: rest.TLSClientConfig{
+			CAData:   p.caPEM,
+			CertData: p.adminCertPEM,
+			KeyData:  p.adminKeyPEM,
+		},
+		// client-go's default (5 QPS) would throttle the manager and the
+		// API server on a local control plane that has no other clients.
+		QPS:   200,
+		Burst: 400,
+	}
+}
+
+func apiServerReady(ctx context.Context, cfg *rest.Config) bool {
+	cs, err := kubernetes.NewForConfig(rest.CopyConfig(cfg))
+	if err != nil {
+		return false
+	}
+	body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	return err == nil && string(body) == "ok"
+}
+
+// portOf returns the port of a URL such as https://127.0.0.1:6443, or 0.
+func portOf(server string) int {
+	u, err := url.Parse(server)
+	if err != nil {
+		return 0
+	}
+	port, _ := strconv.Atoi(u.Port())
+	return port
+}

@@ -1,0 +1,87 @@
+package devenv
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// child is a control plane process started by kurz dev.
+type child struct {
+	name    string
+	logPath string
+	cmd     *exec.Cmd
+	done    chan struct{} // closed once the process has exited
+	waitErr error         // exit status; read only after done is closed
+}
+
+// startChild starts path with args, its output going to logPath (truncated).
+func startChild(name, path string, args []string, logPath string) (*child, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s log: %w", name, err)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = childSysProcAttr()
+	c := &child{name: name, logPath: logPath, cmd: cmd, done: make(chan struct{})}
+	started := make(chan error, 1)
+	go func() {
+		defer close(c.done)
+		defer logf.Close()
+		// Pdeathsig is sent when the *thread* that forked the child exits,
+		// not the process. Pin this goroutine to its thread until the child
+		// is gone so the Go runtime never retires that thread under it.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			c.waitErr = err
+			started <- err
+			return
+		}
+		started <- nil
+		c.waitErr = cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// exited reports whether the process is gone.
+func (c *child) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitError describes an unexpected exit, with the end of the log.
+func (c *child) exitError() error {
+	return fmt.Errorf("%s exited: %v; last lines of %s:\n%s", c.name, c.waitErr, c.logPath, tail(c.logPath, 15))
+}
+
+// stop sends SIGTERM, waits up to grace for the process to exit and kills
+// it after that. It returns once the process is gone.
+func (c *child) stop(grace time.Duration) error {
+	if c.exited() {
+		return nil
+	}
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("stop %s: %w", c.name, err)
+	}
+	select {
+	case <-c.done:
+		return nil
+	case <-time.After(grace):
+	}
+	_ = c.cmd.Process.Kill()
+	<-c.done
+	return fmt.Errorf("%s did not stop within %s and was killed", c.name, grace)
+}

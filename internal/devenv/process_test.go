@@ -1,0 +1,183 @@
+package devenv_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/devenv"
+)
+
+// kurzDev is a running `kurz dev`.
+type kurzDev struct {
+	cmd     *exec.Cmd
+	out     *syncBuffer
+	done    chan struct{}
+	waitErr error
+}
+
+// startKurzDev runs `kurz dev` on dataDir with free API and redirect ports
+// and no metrics. The test's cleanup kills it if it is still running.
+func startKurzDev(t *testing.T, dataDir string, extra ...string) *kurzDev {
+	t.Helper()
+	args := append([]string{"dev",
+		"--data-dir", dataDir,
+		"--api-addr", "127.0.0.1:" + strconv.Itoa(freePort(t)),
+		"--redirect-addr", "127.0.0.1:" + strconv.Itoa(freePort(t)),
+		"--metrics-bind-address", "0",
+	}, extra...)
+	k := &kurzDev{cmd: exec.Command(kurzBin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	k.cmd.Dir = t.TempDir() // no ./bin/k8s there: KUBEBUILDER_ASSETS is used
+	k.cmd.Stdout, k.cmd.Stderr = k.out, k.out
+	if err := k.cmd.Start(); err != nil {
+		t.Fatalf("start kurz dev: %v", err)
+	}
+	go func() { k.waitErr = k.cmd.Wait(); close(k.done) }()
+	t.Cleanup(func() {
+		if !k.exited() {
+			_ = k.cmd.Process.Kill()
+			<-k.done
+		}
+		if t.Failed() {
+			t.Logf("kurz dev %v output:\n%s", args, k.out.String())
+		}
+	})
+	return k
+}
+
+func (k *kurzDev) exited() bool {
+	select {
+	case <-k.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitBanner waits until kurz dev says it is running; it stops waiting when
+// kurz exits.
+func (k *kurzDev) waitBanner(g Gomega) {
+	g.Eventually(func() string {
+		if k.exited() {
+			StopTrying("kurz dev exited before its banner: " + k.out.String()).Now()
+		}
+		return k.out.String()
+	}).WithTimeout(4 * time.Minute).WithPolling(200 * time.Millisecond).Should(ContainSubstring(devenv.BannerLine))
+}
+
+// exitCode waits for kurz dev to exit and returns its exit code.
+func (k *kurzDev) exitCode(g Gomega) int {
+	g.Eventually(k.done).WithTimeout(2 * time.Minute).Should(BeClosed())
+	var exitErr *exec.ExitError
+	if errors.As(k.waitErr, &exitErr) {
+		return exitErr.ExitCode()
+	}
+	g.Expect(k.waitErr).NotTo(HaveOccurred())
+	return 0
+}
+
+func (k *kurzDev) signal(g Gomega, sig syscall.Signal) {
+	g.Expect(k.cmd.Process.Signal(sig)).To(Succeed())
+}
+
+// runKurzDev runs `kurz dev` to completion (or 2 minutes) and returns its
+// output and exit error.
+func runKurzDev(t *testing.T, dataDir string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kurzBin, "dev", "--data-dir", dataDir,
+		"--api-addr", "127.0.0.1:"+strconv.Itoa(freePort(t)),
+		"--redirect-addr", "127.0.0.1:"+strconv.Itoa(freePort(t)),
+		"--metrics-bind-address", "0")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// controlPlaneProcesses lists the etcd and kube-apiserver processes whose
+// command line mentions dataDir, as "pid name".
+func controlPlaneProcesses(dataDir string) []string {
+	var found []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(raw) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
+		name := filepath.Base(args[0])
+		if (name == "etcd" || name == "kube-apiserver") && strings.Contains(string(raw), dataDir) {
+			if state := procState(pid); state != "Z" { // a zombie is already dead
+				found = append(found, strconv.Itoa(pid)+" "+name)
+			}
+		}
+	}
+	return found
+}
+
+// killControlPlane kills what controlPlaneProcesses finds; only for the
+// cleanup of a failed test, whose data dir is unique to it.
+func killControlPlane(dataDir string) {
+	for _, p := range controlPlaneProcesses(dataDir) {
+		pid, _ := strconv.Atoi(strings.Fields(p)[0])
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func procState(pid int) string {
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return ""
+	}
+	// pid (comm) S ...: the state follows the last ')'.
+	s := string(raw)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2 : i+3]
+	}
+	return ""
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writes and our reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -66,6 +67,7 @@ func runDev(args []string) error {
 	env, err := devenv.Start(ctx, devenv.Options{DataDir: c.dataDir, Out: os.Stdout})
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure
+			fmt.Println("kurz dev: interrupted, stopped")
 			return nil
 		}
 		return err
@@ -86,15 +88,22 @@ func runDevManager(ctx context.Context, env *devenv.Env, o manager.Options) erro
 		return err
 	}
 	api, redirect := "", ""
+	var listening []string
 	if o.EnableAPI {
 		api = o.API.BindAddress
+		listening = append(listening, api)
 	}
 	if o.EnableRedirect {
 		redirect = o.Redirect.BindAddress
+		listening = append(listening, redirect)
 	}
-	// Runs once the caches have synced and the servers were started.
-	banner := bannerRunnable(func(context.Context) error {
-		env.PrintBanner(os.Stdout, api, redirect)
+	// Runs once the caches have synced; the servers start concurrently, so
+	// wait (briefly) for them before telling the user to curl them.
+	banner := bannerRunnable(func(ctx context.Context) error {
+		devenv.WaitListening(ctx, 5*time.Second, listening...)
+		if ctx.Err() == nil {
+			env.PrintBanner(os.Stdout, api, redirect)
+		}
 		return nil
 	})
 	if err := mgr.Add(banner); err != nil {

@@ -1,12 +1,14 @@
 package devenv
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // BannerLine starts the banner; tests and scripts wait for it.
@@ -68,4 +70,26 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// WaitListening waits, up to timeout, until every address accepts TCP
+// connections, so the printed commands work when the user runs them. It
+// gives up silently: the banner is still better late than never.
+func WaitListening(ctx context.Context, timeout time.Duration, addrs ...string) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	for _, a := range addrs {
+		for ctx.Err() == nil {
+			conn, err := d.DialContext(ctx, "tcp", dialAddr(a))
+			if err == nil {
+				conn.Close()
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
 }

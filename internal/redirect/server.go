@@ -2,8 +2,10 @@ package redirect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,6 +101,7 @@ func (s *Server) Start(ctx context.Context) error {
 		SecureErrorLogMessage:         true,
 		DisableHeaderNamesNormalizing: false,
 		Logger:                        fasthttpLogger{log},
+		ErrorHandler:                  requestError,
 	}
 	log.Info("serving redirects", "address", ln.Addr().String())
 	serveErr := make(chan error, 1)
@@ -136,6 +139,17 @@ func (s *Server) Start(ctx context.Context) error {
 		log.Info("final click flush", "links", written, "failed", failed)
 	}
 	return result
+}
+
+// requestError answers requests fasthttp could not read.
+func requestError(ctx *fasthttp.RequestCtx, err error) {
+	status := http.StatusBadRequest
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		status = http.StatusRequestEntityTooLarge
+	}
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString(http.StatusText(status) + "\n")
 }
 
 // fasthttpLogger sends fasthttp's connection errors to the manager's log at

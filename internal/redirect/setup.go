@@ -114,8 +114,13 @@ func (o *Options) cookieKey() ([]byte, error) {
 
 // Setup adds the redirect server to mgr. It runs on every replica.
 func Setup(mgr ctrl.Manager, o Options) error {
+	_, err := setup(mgr, o)
+	return err
+}
+
+func setup(mgr ctrl.Manager, o Options) (*Server, error) {
 	if err := o.Validate(); err != nil {
-		return err
+		return nil, err
 	}
 	registerMetrics()
 	ix := NewIndex()
@@ -123,12 +128,12 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	// only registers the informer, it does not block.
 	regs, err := ix.watch(context.Background(), mgr.GetCache())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f := newFlusher(ix.clicks, mgr.GetClient(), mgr.GetAPIReader(), o.ClickFlushQPS)
 	srv, err := NewServer(o, ix, f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	srv.synced = regs
 	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error {
@@ -137,10 +142,10 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		}
 		return nil
 	}); err != nil {
-		return fmt.Errorf("add redirect readiness check: %w", err)
+		return nil, fmt.Errorf("add redirect readiness check: %w", err)
 	}
 	if err := mgr.Add(srv); err != nil {
-		return fmt.Errorf("add redirect server: %w", err)
+		return nil, fmt.Errorf("add redirect server: %w", err)
 	}
-	return nil
+	return srv, nil
 }

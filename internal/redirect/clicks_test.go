@@ -1,0 +1,116 @@
+package redirect
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+func clicksOf(t *testing.T, ns, name string) int64 {
+	t.Helper()
+	var l kurzv1alpha1.Link
+	NewWithT(t).Expect(k8s.Get(context.Background(), keyOf(ns, name), &l)).To(Succeed())
+	return l.Status.Clicks
+}
+
+// hammer sends n GETs from a few goroutines and expects each to redirect.
+func hammer(t *testing.T, base, host, path string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	const workers = 4
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				NewWithT(t).Expect(do(t, "GET", base, host, path, nil).status).To(Equal(http.StatusFound))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestClicksFromTwoReplicas(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	createDomain(t, ns, "d", "clicks.test", nil)
+	l := createLink(t, ns, "l", "clicks.test", "k", "https://dest.example/", nil)
+	// A status field the controllers own: a click flush must leave it alone.
+	l.Status.ShortURL = "https://clicks.test/k"
+	l.Status.ObservedGeneration = 1
+	g.Expect(k8s.Status().Update(ctx, l)).To(Succeed())
+
+	a, b := startServer(t, testOptions()), startServer(t, testOptions())
+	for _, ts := range []*testServer{a, b} {
+		g.Eventually(func() int { return do(t, "HEAD", ts.base, "clicks.test", "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+	}
+	const perReplica = 200
+	var wg sync.WaitGroup
+	for _, ts := range []*testServer{a, b} {
+		wg.Go(func() { hammer(t, ts.base, "clicks.test", "/k", perReplica) })
+	}
+	wg.Wait()
+	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(2 * perReplica)))
+	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, time.Second).Should(Equal(int64(2 * perReplica)))
+
+	g.Expect(k8s.Get(ctx, keyOf(ns, "l"), l)).To(Succeed())
+	g.Expect(l.Status.LastClickTime).NotTo(BeNil())
+	g.Expect(l.Status.LastClickTime.Time).To(BeTemporally("~", time.Now(), time.Minute))
+	g.Expect(l.Status.ShortURL).To(Equal("https://clicks.test/k"))
+	g.Expect(l.Status.ObservedGeneration).To(Equal(int64(1)))
+}
+
+func TestFinalFlushOnShutdown(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	createDomain(t, ns, "d", "final.test", nil)
+	createLink(t, ns, "l", "final.test", "k", "https://dest.example/", nil)
+	o := testOptions()
+	o.ClickFlushInterval = time.Hour // only the final flush writes
+	ts := startServer(t, o)
+	g.Eventually(func() int { return do(t, "HEAD", ts.base, "final.test", "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+	hammer(t, ts.base, "final.test", "/k", 7)
+	g.Expect(clicksOf(t, ns, "l")).To(BeZero())
+	ts.stop() // returns once the manager (and so the final flush) is done
+	g.Expect(clicksOf(t, ns, "l")).To(Equal(int64(7)))
+}
+
+func TestAPIServerOutage(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	createDomain(t, ns, "d", "outage.test", nil)
+	createLink(t, ns, "l", "outage.test", "k", "https://dest.example/", nil)
+	ts := startServer(t, testOptions())
+	g.Eventually(func() int { return do(t, "GET", ts.base, "outage.test", "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(1)))
+
+	g.Expect(env.ControlPlane.APIServer.Stop()).To(Succeed())
+	restarted := false
+	defer func() {
+		if !restarted {
+			_ = env.ControlPlane.APIServer.Start()
+		}
+	}()
+	// Redirects keep working from memory; clicks pile up, at least one flush
+	// fails meanwhile.
+	failuresBefore := counterValue(flushFailures)
+	hammer(t, ts.base, "outage.test", "/k", 20)
+	g.Eventually(func() float64 { return counterValue(flushFailures) }, 30*time.Second).Should(BeNumerically(">", failuresBefore))
+	hammer(t, ts.base, "outage.test", "/k", 20)
+
+	g.Expect(env.ControlPlane.APIServer.Start()).To(Succeed())
+	restarted = true
+	g.Eventually(func() int64 {
+		var l kurzv1alpha1.Link
+		if err := k8s.Get(context.Background(), keyOf(ns, "l"), &l); err != nil {
+			return -1
+		}
+		return l.Status.Clicks
+	}, 60*time.Second, 200*time.Millisecond).Should(Equal(int64(41)))
+	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, time.Second).Should(Equal(int64(41)))
+}

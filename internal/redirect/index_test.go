@@ -1,0 +1,134 @@
+package redirect
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+var epoch = time.Unix(1_700_000_000, 0)
+
+func testDomain(ns, name, host string, age int) *kurzv1alpha1.Domain {
+	return &kurzv1alpha1.Domain{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "/" + name), Generation: 1,
+			CreationTimestamp: metav1.NewTime(epoch.Add(time.Duration(age) * time.Second))},
+		Spec: kurzv1alpha1.DomainSpec{Domain: kurzv1alpha1.Hostname(host)},
+	}
+}
+
+func testLink(ns, name, host, key string, age int) *kurzv1alpha1.Link {
+	return &kurzv1alpha1.Link{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(ns + "/" + name), Generation: 1,
+			CreationTimestamp: metav1.NewTime(epoch.Add(time.Duration(age) * time.Second))},
+		Spec: kurzv1alpha1.LinkSpec{Domain: kurzv1alpha1.Hostname(host), Key: key,
+			URL: kurzv1alpha1.URL("https://dest.example/" + ns + "/" + name)},
+	}
+}
+
+// served returns the destination serving host/key, or "" when none does.
+func served(ix *Index, host, key string) string {
+	r := ix.lookup([]byte(host), []byte(key))
+	if r.entry == nil {
+		return ""
+	}
+	return r.entry.url
+}
+
+func TestIndexClaims(t *testing.T) {
+	g := NewWithT(t)
+	ix := NewIndex()
+
+	// A Link without its Domain does not serve; it does once the Domain comes.
+	ix.UpsertLink(testLink("a", "l1", "go.test", "k", 10))
+	g.Expect(served(ix, "go.test", "k")).To(BeEmpty())
+	ix.UpsertDomain(testDomain("a", "d", "go.test", 5))
+	g.Expect(served(ix, "go.test", "k")).To(Equal("https://dest.example/a/l1"))
+
+	// Another namespace's later claim on the hostname serves nothing of its own.
+	ix.UpsertDomain(testDomain("b", "d", "go.test", 6))
+	ix.UpsertLink(testLink("b", "l1", "go.test", "other", 1))
+	g.Expect(served(ix, "go.test", "other")).To(BeEmpty())
+
+	// Key conflict in one namespace: the oldest wins; when it goes, the next serves.
+	ix.UpsertLink(testLink("a", "l0", "go.test", "k", 20))
+	g.Expect(served(ix, "go.test", "k")).To(Equal("https://dest.example/a/l1"))
+	ix.DeleteLink(types.NamespacedName{Namespace: "a", Name: "l1"})
+	g.Expect(served(ix, "go.test", "k")).To(Equal("https://dest.example/a/l0"))
+
+	// The owning Domain goes: the other namespace takes the hostname over.
+	ix.DeleteDomain(types.NamespacedName{Namespace: "a", Name: "d"})
+	g.Expect(served(ix, "go.test", "k")).To(BeEmpty())
+	g.Expect(served(ix, "go.test", "other")).To(Equal("https://dest.example/b/l1"))
+
+	// A Domain being deleted no longer claims.
+	d := testDomain("b", "d", "go.test", 6)
+	d.DeletionTimestamp = &d.CreationTimestamp
+	d.Generation = 2
+	ix.UpsertDomain(d)
+	g.Expect(ix.lookup([]byte("go.test"), nil).hostFound).To(BeFalse())
+
+	// A Link moved to another key leaves the old one.
+	ix.UpsertDomain(testDomain("c", "d", "c.test", 1))
+	l := testLink("c", "m", "c.test", "old", 1)
+	ix.UpsertLink(l)
+	l = l.DeepCopy()
+	l.Spec.Key, l.Generation = "new", 2
+	ix.UpsertLink(l)
+	g.Expect(served(ix, "c.test", "old")).To(BeEmpty())
+	g.Expect(served(ix, "c.test", "new")).To(Equal("https://dest.example/c/m"))
+}
+
+func TestIndexKeepsCounterAcrossEdits(t *testing.T) {
+	g := NewWithT(t)
+	ix := NewIndex()
+	ix.UpsertDomain(testDomain("a", "d", "go.test", 1))
+	l := testLink("a", "l", "go.test", "k", 1)
+	ix.UpsertLink(l)
+	ix.lookup([]byte("go.test"), []byte("k")).entry.clicks.click(1)
+	l = l.DeepCopy()
+	l.Spec.URL, l.Generation = "https://changed.example/", 2
+	ix.UpsertLink(l)
+	e := ix.lookup([]byte("go.test"), []byte("k")).entry
+	g.Expect(e.url).To(Equal("https://changed.example/"))
+	g.Expect(e.clicks.n.Load()).To(Equal(int64(1)))
+	g.Expect(ix.clicks.take()).To(HaveLen(1))
+}
+
+// BenchmarkIndexMemory reports the index's heap per link (B/link) for links
+// with every field a redirect uses set.
+func BenchmarkIndexMemory(b *testing.B) {
+	const n = 10000
+	var perLink float64
+	for range b.N {
+		before := heapAlloc()
+		ix := NewIndex()
+		ix.UpsertDomain(testDomain("ns", "d", "go.test", 1))
+		for i := range n {
+			l := testLink("ns", fmt.Sprintf("link-%d", i), "go.test", fmt.Sprintf("key-%d", i), 2)
+			src, camp := "kurz", "spring"
+			l.Spec.UTM = &kurzv1alpha1.LinkUTM{Source: &src, Campaign: &camp}
+			ios := kurzv1alpha1.URL(fmt.Sprintf("https://apps.apple.com/app/id%d", i))
+			l.Spec.IOS = &ios
+			exp := metav1.NewTime(epoch)
+			l.Spec.ExpiresAt = &exp
+			ix.UpsertLink(l)
+		}
+		perLink = float64(heapAlloc()-before) / n
+		runtime.KeepAlive(ix)
+	}
+	b.ReportMetric(perLink, "B/link")
+}
+
+func heapAlloc() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}

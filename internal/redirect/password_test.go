@@ -1,0 +1,112 @@
+package redirect
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"golang.org/x/crypto/bcrypt"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+func postPassword(t *testing.T, base, host, path, password string, hdr map[string]string) answer {
+	t.Helper()
+	req, err := http.NewRequest("POST", base+path, strings.NewReader(url.Values{"password": {password}}.Encode()))
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	req.Host = host
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return send(t, req)
+}
+
+func bcryptHash(t *testing.T, pw string) string {
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	return string(h)
+}
+
+func TestPassword(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	createDomain(t, ns, "d", "pw.test", nil)
+	l := createLink(t, ns, "l", "pw.test", "secret", "https://dest.example/p", func(s *kurzv1alpha1.LinkSpec) {
+		s.PasswordHash = ptr(bcryptHash(t, "right horse"))
+	})
+	ts := startServer(t, testOptions())
+
+	// The form: no click, a phone-friendly page without external assets.
+	var form answer
+	g.Eventually(func() int { form = do(t, "GET", ts.base, "pw.test", "/secret", nil); return form.status }, 30*time.Second).
+		Should(Equal(http.StatusOK))
+	g.Expect(form.header.Get("Content-Type")).To(HavePrefix("text/html"))
+	g.Expect(form.header.Get("Cache-Control")).To(ContainSubstring("no-store"))
+	g.Expect(form.body).To(ContainSubstring(`<meta name="viewport"`))
+	g.Expect(form.body).To(ContainSubstring(`<form method="post">`))
+	g.Expect(form.body).NotTo(MatchRegexp(`(src|href)=`))
+	g.Expect(do(t, "HEAD", ts.base, "pw.test", "/secret", nil).status).To(Equal(http.StatusOK))
+
+	// Wrong, then right.
+	wrong := postPassword(t, ts.base, "pw.test", "/secret", "wrong", nil)
+	g.Expect(wrong.status).To(Equal(http.StatusForbidden))
+	g.Expect(wrong.body).To(ContainSubstring("Wrong password"))
+	right := postPassword(t, ts.base, "pw.test", "/secret?ref=qr", "right horse", map[string]string{"X-Forwarded-Proto": "https"})
+	g.Expect(right.status).To(Equal(http.StatusSeeOther))
+	g.Expect(right.location).To(Equal("https://dest.example/p?ref=qr"))
+	cookie := right.header.Get("Set-Cookie")
+	g.Expect(cookie).To(HavePrefix(passwordCookie + "="))
+	for _, attr := range []string{"path=/secret", "HttpOnly", "SameSite=Lax", "secure", "max-age="} {
+		g.Expect(strings.ToLower(cookie)).To(ContainSubstring(strings.ToLower(attr)))
+	}
+	plainCookie := postPassword(t, ts.base, "pw.test", "/secret", "right horse", nil).header.Get("Set-Cookie")
+	g.Expect(strings.ToLower(plainCookie)).NotTo(ContainSubstring("secure"))
+
+	// The cookie lets the visitor through; a tampered one does not.
+	value := strings.SplitN(strings.SplitN(cookie, ";", 2)[0], "=", 2)[1]
+	withCookie := func(v string) answer {
+		return do(t, "GET", ts.base, "pw.test", "/secret", map[string]string{"Cookie": passwordCookie + "=" + v})
+	}
+	a := withCookie(value)
+	g.Expect(a.status).To(Equal(http.StatusFound))
+	g.Expect(a.location).To(Equal("https://dest.example/p"))
+	g.Expect(withCookie(value + "x").status).To(Equal(http.StatusOK))
+	exp, mac, _ := strings.Cut(value, ".")
+	later, _ := strconv.ParseInt(exp, 10, 64)
+	g.Expect(withCookie(strconv.FormatInt(later+3600, 10) + "." + mac).status).To(Equal(http.StatusOK))
+
+	// Three clicks: two right passwords and the cookie; forms and the HEAD count none.
+	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(3)))
+
+	// A new password invalidates the cookie.
+	g.Expect(k8s.Get(ctx, keyOf(ns, "l"), l)).To(Succeed())
+	l.Spec.PasswordHash = ptr(bcryptHash(t, "new horse"))
+	g.Expect(k8s.Update(ctx, l)).To(Succeed())
+	g.Eventually(func() int { return withCookie(value).status }, 10*time.Second).Should(Equal(http.StatusOK))
+
+	// Wrong passwords are limited per client and link: a burst, then 429
+	// (even for the right password) with Retry-After.
+	tries := 1 // the wrong one above
+	for ; tries <= attemptBurst+1; tries++ {
+		if postPassword(t, ts.base, "pw.test", "/secret", "wrong", nil).status == http.StatusTooManyRequests {
+			break
+		}
+	}
+	g.Expect(tries).To(Equal(attemptBurst))
+	limited := postPassword(t, ts.base, "pw.test", "/secret", "new horse", nil)
+	g.Expect(limited.status).To(Equal(http.StatusTooManyRequests))
+	retry, err := strconv.Atoi(limited.header.Get("Retry-After"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(retry).To(BeNumerically(">=", 1))
+
+	// The POST body is bounded.
+	big := postPassword(t, ts.base, "pw.test", "/secret", strings.Repeat("x", 16<<10), nil)
+	g.Expect(big.status).To(Equal(http.StatusRequestEntityTooLarge))
+}

@@ -194,4 +194,3 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 	}
 	return v
 }
-

@@ -39,14 +39,14 @@ func TestDomainVerifiedByTXT(t *testing.T) {
 	startControllers(t, srv)
 	ns := newNamespace(t, "txt")
 
-	d := newDomain(ns, "go", "go.txt.test")
+	d := newDomain(ns, "go", host(t, "go.txt.test"))
 	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 	token := d.Status.VerificationToken
 	g.Expect(token).To(HavePrefix("kurz-"))
 	g.Expect(len(token)).To(Equal(len("kurz-") + 32))
-	g.Expect(d.Status.Record).To(Equal(&kurzv1alpha1.DNSRecord{Name: "_kurz-challenge.go.txt.test", Type: "TXT", Value: token}))
+	g.Expect(d.Status.Record).To(Equal(&kurzv1alpha1.DNSRecord{Name: "_kurz-challenge." + host(t, "go.txt.test"), Type: "TXT", Value: token}))
 	g.Expect(d.Status.LastCheckTime).NotTo(BeNil())
 	g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
 	g.Expect(d.Status.CreatedAt).NotTo(BeNil())
@@ -55,16 +55,16 @@ func TestDomainVerifiedByTXT(t *testing.T) {
 	g.Expect(d.Status.Conditions[0].Message).NotTo(ContainSubstring(token))
 
 	// A wrong value does not verify it.
-	srv.Set("_kurz-challenge.go.txt.test", dnsTypeTXT, "kurz-someone-else")
+	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT, "kurz-someone-else")
 	g.Consistently(readyOf(d), "1s", poll).Should(Equal(pending))
 
-	srv.Set("_kurz-challenge.go.txt.test", dnsTypeTXT, "kurz-someone-else", token)
+	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT, "kurz-someone-else", token)
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainActive))
 	g.Expect(d.Status.VerificationToken).To(Equal(token), "the token is generated once")
 
 	// The record goes away: the periodic recheck demotes the domain.
-	srv.Set("_kurz-challenge.go.txt.test", dnsTypeTXT)
+	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT)
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 	g.Expect(d.Status.VerificationToken).To(Equal(token))
@@ -79,27 +79,27 @@ func TestDomainVerifiedByRedirectTarget(t *testing.T) {
 	ns := newNamespace(t, "target")
 
 	tests := []struct {
-		name   string
-		host   string
-		rrtype uint16
-		value  string
+		name     string
+		hostname string
+		rrtype   uint16
+		value    string
 	}{
-		{"CNAME to the target hostname", "cname.target.test", dnsTypeCNAME, targetHost},
-		{"A of the target IP", "a.target.test", dnsTypeA, targetIP},
-		{"AAAA of the target hostname's address", "aaaa.target.test", dnsTypeAAAA, targetIPv6},
+		{"CNAME to the target hostname", host(t, "cname.target.test"), dnsTypeCNAME, targetHost},
+		{"A of the target IP", host(t, "a.target.test"), dnsTypeA, targetIP},
+		{"AAAA of the target hostname's address", host(t, "aaaa.target.test"), dnsTypeAAAA, targetIPv6},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			d := newDomain(ns, "d"+string(rune('0'+i)), tt.host)
+			d := newDomain(ns, "d"+string(rune('0'+i)), tt.hostname)
 			g.Expect(k8sClient.Create(context.Background(), d)).To(Succeed())
 			g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
 
-			srv.Set(tt.host, tt.rrtype, tt.value)
+			srv.Set(tt.hostname, tt.rrtype, tt.value)
 			g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
 			g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainActive))
 
-			srv.Set(tt.host, tt.rrtype)
+			srv.Set(tt.hostname, tt.rrtype)
 			g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
 		})
 	}
@@ -110,28 +110,28 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	ctx := context.Background()
 	srv := newDNS(t)
 	startControllers(t, srv)
-	host := "go.claim.test"
+	hostname := host(t, "go.claim.test")
 	nsA, nsB, nsC := newNamespace(t, "claim"), newNamespace(t, "claim"), newNamespace(t, "claim")
 
-	owner := newDomain(nsA, "go", host)
+	owner := newDomain(nsA, "go", hostname)
 	g.Expect(k8sClient.Create(ctx, owner)).To(Succeed())
 	g.Eventually(readyOf(owner), timeout, poll).Should(Equal(pending))
-	second := newDomain(nsB, "go", host)
+	second := newDomain(nsB, "go", hostname)
 	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(claimed))
 	g.Expect(second.Status.Conditions[0].Message).NotTo(ContainSubstring(nsA), "another workspace is never named")
-	third := newDomain(nsC, "go", host)
+	third := newDomain(nsC, "go", hostname)
 	g.Expect(k8sClient.Create(ctx, third)).To(Succeed())
 	g.Eventually(readyOf(third), timeout, poll).Should(Equal(claimed))
 
 	// A link of a claimed hostname does not serve.
-	l := newLink(nsB, "l", host, "k")
+	l := newLink(nsB, "l", hostname, "k")
 	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
 	g.Expect(l.Status.Conditions[0].Message).To(ContainSubstring("another workspace"))
 
 	// DNS proves every claimant, but only the owner becomes Active.
-	srv.Set("_kurz-challenge."+host, dnsTypeTXT,
+	srv.Set("_kurz-challenge."+hostname, dnsTypeTXT,
 		owner.Status.VerificationToken, second.Status.VerificationToken, third.Status.VerificationToken)
 	g.Eventually(readyOf(owner), timeout, poll).Should(Equal(verified))
 	g.Consistently(phaseOf(second), "1s", poll).Should(Equal(kurzv1alpha1.DomainPending))
@@ -148,16 +148,16 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 
 	// A hostname change releases the claim too.
 	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(second), second)).To(Succeed())
-	second.Spec.Domain = "other.claim.test"
+	second.Spec.Domain = kurzv1alpha1.Hostname(host(t, "other.claim.test"))
 	g.Expect(k8sClient.Update(ctx, second)).To(Succeed())
 	g.Eventually(readyOf(third), timeout, poll).Should(Equal(verified))
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(pending))
-	g.Expect(second.Status.Record.Name).To(Equal("_kurz-challenge.other.claim.test"))
+	g.Expect(second.Status.Record.Name).To(Equal("_kurz-challenge." + host(t, "other.claim.test")))
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
 
 	// And taking an older Domain's hostname makes a newer one claimed: the
 	// owner stops being Active.
-	second.Spec.Domain = kurzv1alpha1.Hostname(host)
+	second.Spec.Domain = kurzv1alpha1.Hostname(hostname)
 	g.Expect(k8sClient.Update(ctx, second)).To(Succeed())
 	g.Eventually(readyOf(third), timeout, poll).Should(Equal(claimed))
 	g.Expect(third.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))

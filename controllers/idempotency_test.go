@@ -79,26 +79,26 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 	mgr := newManager(t, cfg, o, nil)
 	start(t, mgr)
 	ns, other := newNamespace(t, "idem"), newNamespace(t, "idem")
-	host := "go.idem.test"
+	hostname := host(t, "go.idem.test")
 
-	pendingDomain := newDomain(ns, "pending", "pending.idem.test")
+	pendingDomain := newDomain(ns, "pending", host(t, "pending.idem.test"))
 	g.Expect(k8sClient.Create(ctx, pendingDomain)).To(Succeed())
-	d := newDomain(ns, "go", host)
+	d := newDomain(ns, "go", hostname)
 	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
-	srv.Set("_kurz-challenge."+host, dnsTypeTXT, d.Status.VerificationToken)
+	srv.Set("_kurz-challenge."+hostname, dnsTypeTXT, d.Status.VerificationToken)
 	// Spec change forces a check (and shows updatedAt is stamped).
 	d.Spec.NotFoundURL = ptrTo(kurzv1alpha1.URL("https://example.com/404"))
 	g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
 
-	active := newLink(ns, "active", host, "a")
-	expiring := newLink(ns, "expiring", host, "e")
+	active := newLink(ns, "active", hostname, "a")
+	expiring := newLink(ns, "expiring", hostname, "e")
 	expiring.Spec.ExpiresAt = &metav1.Time{Time: time.Now().Add(time.Hour)}
-	expired := newLink(ns, "expired", host, "x")
+	expired := newLink(ns, "expired", hostname, "x")
 	expired.Spec.ExpiresAt = &metav1.Time{Time: time.Now().Add(-time.Hour)}
-	loser := newLink(ns, "loser", host, "a")
-	lost := newLink(ns, "lost", "nowhere.idem.test", "a")
+	loser := newLink(ns, "loser", hostname, "a")
+	lost := newLink(ns, "lost", host(t, "nowhere.idem.test"), "a")
 	for _, l := range []*kurzv1alpha1.Link{active, expiring, expired, lost} {
 		g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 	}
@@ -146,9 +146,9 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 	// Reconciles caused by watch events: a newer claim of the hostname in
 	// another namespace (reaches the Domain and every Link of the
 	// hostname), another loser of key "a", a Domain spec change.
-	rival := newDomain(other, "go", host)
+	rival := newDomain(other, "go", hostname)
 	g.Expect(k8sClient.Create(ctx, rival)).To(Succeed())
-	loser2 := newLink(ns, "loser2", host, "a")
+	loser2 := newLink(ns, "loser2", hostname, "a")
 	g.Expect(k8sClient.Create(ctx, loser2)).To(Succeed())
 	g.Eventually(readyOf(rival), timeout, poll).Should(Equal(claimed))
 	g.Eventually(readyOf(loser2), timeout, poll).Should(Equal(linkKeyConflict))
@@ -169,7 +169,7 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(writes.Load()).To(Equal(int64(1)))
 	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(active), active)).To(Succeed())
-	g.Expect(active.Status.ShortURL).To(Equal("https://" + host + "/a"))
+	g.Expect(active.Status.ShortURL).To(Equal("https://" + hostname + "/a"))
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -46,15 +46,15 @@ func TestLeaderElection(t *testing.T) {
 	}
 	g.Expect(isElected(standby)).To(BeFalse(), "one leader at a time")
 
-	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", "go.le.test"))).To(Succeed())
-	first := newLink(ns, "first", "go.le.test", "a")
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.le.test")))).To(Succeed())
+	first := newLink(ns, "first", host(t, "go.le.test"), "a")
 	g.Expect(k8sClient.Create(ctx, first)).To(Succeed())
 	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
 
 	stops[leader]()
 	g.Eventually(func() bool { return isElected(standby) }, 20*time.Second, poll).Should(BeTrue(),
 		"the standby takes over within 20s")
-	second := newLink(ns, "second", "go.le.test", "b")
+	second := newLink(ns, "second", host(t, "go.le.test"), "b")
 	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkActive))
 }

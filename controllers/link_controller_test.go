@@ -25,36 +25,36 @@ func TestLinkDomainNotFound(t *testing.T) {
 	startControllers(t, newDNS(t))
 	ns, other := newNamespace(t, "nf"), newNamespace(t, "nf")
 
-	l := newLink(ns, "l", "go.nf.test", "k")
+	l := newLink(ns, "l", host(t, "go.nf.test"), "k")
 	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
-	g.Expect(l.Status.ShortURL).To(Equal("https://go.nf.test/k"))
+	g.Expect(l.Status.ShortURL).To(Equal("https://" + host(t, "go.nf.test") + "/k"))
 
 	// A Domain of another namespace does not count.
-	g.Expect(k8sClient.Create(ctx, newDomain(other, "go", "go.nf.test"))).To(Succeed())
+	g.Expect(k8sClient.Create(ctx, newDomain(other, "go", host(t, "go.nf.test")))).To(Succeed())
 	g.Consistently(readyOf(l), "1s", poll).Should(Equal(linkDomainNotFound))
 
 	// Neither does a Domain of this namespace whose hostname another
 	// namespace holds; once that one goes, the link serves.
-	d := newDomain(ns, "go", "go.nf.test")
+	d := newDomain(ns, "go", host(t, "go.nf.test"))
 	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
 	g.Consistently(readyOf(l), "1s", poll).Should(Equal(linkDomainNotFound))
-	g.Expect(k8sClient.Delete(ctx, newDomain(other, "go", "go.nf.test"))).To(Succeed())
+	g.Expect(k8sClient.Delete(ctx, newDomain(other, "go", host(t, "go.nf.test")))).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
 
 	// The Domain goes: the link stops serving and nothing else changes;
 	// it comes back with the Domain.
 	g.Expect(k8sClient.Delete(ctx, d)).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
-	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go2", "go.nf.test"))).To(Succeed())
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go2", host(t, "go.nf.test")))).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
 
 	// Moving the link to a hostname without a Domain.
 	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
-	l.Spec.Domain = "nowhere.nf.test"
+	l.Spec.Domain = kurzv1alpha1.Hostname(host(t, "nowhere.nf.test"))
 	g.Expect(k8sClient.Update(ctx, l)).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
-	g.Expect(l.Status.ShortURL).To(Equal("https://nowhere.nf.test/k"))
+	g.Expect(l.Status.ShortURL).To(Equal("https://" + host(t, "nowhere.nf.test") + "/k"))
 
 	g.Eventually(eventReasons(l), timeout, poll).Should(ContainElements(
 		kurzv1alpha1.ReasonDomainNotFound, kurzv1alpha1.ReasonActive))
@@ -65,16 +65,16 @@ func TestLinkKeyConflict(t *testing.T) {
 	ctx := context.Background()
 	startControllers(t, newDNS(t))
 	ns, other := newNamespace(t, "kc"), newNamespace(t, "kc")
-	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", "go.kc.test"))).To(Succeed())
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.kc.test")))).To(Succeed())
 
-	first := newLink(ns, "b-first", "go.kc.test", "k")
+	first := newLink(ns, "b-first", host(t, "go.kc.test"), "k")
 	g.Expect(k8sClient.Create(ctx, first)).To(Succeed())
 	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
 
 	// Created in a later second: it loses although its name sorts first
 	// (creationTimestamp decides before names do).
 	g.Eventually(func() bool { return time.Now().Truncate(time.Second).After(first.CreationTimestamp.Time) }, timeout, poll).Should(BeTrue())
-	second := newLink(ns, "a-second", "go.kc.test", "k")
+	second := newLink(ns, "a-second", host(t, "go.kc.test"), "k")
 	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkKeyConflict))
 	g.Expect(second.Status.Conditions[0].Message).To(ContainSubstring("b-first"))
@@ -82,7 +82,7 @@ func TestLinkKeyConflict(t *testing.T) {
 
 	// The same key in another namespace is no conflict (that namespace
 	// cannot hold the hostname, so it reports DomainNotFound instead).
-	elsewhere := newLink(other, "c", "go.kc.test", "k")
+	elsewhere := newLink(other, "c", host(t, "go.kc.test"), "k")
 	g.Expect(k8sClient.Create(ctx, elsewhere)).To(Succeed())
 	g.Eventually(readyOf(elsewhere), timeout, poll).Should(Equal(linkDomainNotFound))
 
@@ -111,11 +111,11 @@ func TestLinkExpiry(t *testing.T) {
 	ctx := context.Background()
 	startControllers(t, newDNS(t))
 	ns := newNamespace(t, "exp")
-	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", "go.exp.test"))).To(Succeed())
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.exp.test")))).To(Succeed())
 
 	// expiresAt has one-second resolution in the API.
 	expiresAt := metav1.NewTime(time.Now().Add(4 * time.Second).Truncate(time.Second))
-	l := newLink(ns, "l", "go.exp.test", "k")
+	l := newLink(ns, "l", host(t, "go.exp.test"), "k")
 	l.Spec.ExpiresAt = &expiresAt
 	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
@@ -145,12 +145,12 @@ func TestLinkStatusFields(t *testing.T) {
 	ctx := context.Background()
 	startControllers(t, newDNS(t))
 	ns := newNamespace(t, "st")
-	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", "go.st.test"))).To(Succeed())
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.st.test")))).To(Succeed())
 
-	l := newLink(ns, "l", "go.st.test", "k")
+	l := newLink(ns, "l", host(t, "go.st.test"), "k")
 	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
-	g.Expect(l.Status.ShortURL).To(Equal("https://go.st.test/k"))
+	g.Expect(l.Status.ShortURL).To(Equal("https://" + host(t, "go.st.test") + "/k"))
 	g.Expect(l.Status.ObservedGeneration).To(Equal(l.Generation))
 	g.Expect(l.Status.CreatedAt).NotTo(BeNil())
 	g.Expect(l.Status.UpdatedAt).To(Equal(l.Status.CreatedAt))

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -243,4 +245,14 @@ func newBareManager() (ctrl.Manager, error) {
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
+}
+
+var hostSuffixes sync.Map // testing.TB -> string
+
+// host makes a hostname unique to the running test (and to each run of it
+// under -count), so Domains left by earlier tests never claim it:
+// host(t, "go.kc.test") is "go.kc-r7.test".
+func host(t testing.TB, name string) string {
+	s, _ := hostSuffixes.LoadOrStore(t, fmt.Sprintf("r%d", nsCounter.Add(1)))
+	return strings.TrimSuffix(name, ".test") + "-" + s.(string) + ".test"
 }

@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -154,6 +153,3 @@ func appendQuery(base, pairs string) string {
 		return base + "&" + pairs
 	}
 }
-
-// unixNano is time.Now in unix nanoseconds; a var so tests can move time.
-var unixNano = func() int64 { return time.Now().UnixNano() }

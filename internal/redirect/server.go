@@ -32,8 +32,9 @@ type Server struct {
 	addr net.Addr
 }
 
-// NewServer returns a redirect server for ix. f may be nil.
-func NewServer(o Options, ix *Index, f *flusher) (*Server, error) {
+// NewServer returns a redirect server for ix. It counts clicks but writes
+// them nowhere (benchmarks); Setup adds the flusher that stores them.
+func NewServer(o Options, ix *Index) (*Server, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func NewServer(o Options, ix *Index, f *flusher) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{o: o, ix: ix, flusher: f, handler: &handler{ix: ix, status: o.Status, password: newPasswords(key)}}, nil
+	return &Server{o: o, ix: ix, handler: &handler{ix: ix, status: o.Status, password: newPasswords(key)}}, nil
 }
 
 // NeedLeaderElection is false: every replica serves redirects.

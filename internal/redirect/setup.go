@@ -6,6 +6,13 @@
 // key, so replicas agree without waiting for the controllers' conditions.
 // Clicks are counted in memory and flushed as status patches with an
 // optimistic lock, so replicas never lose each other's counts.
+//
+// Password cookies are HMAC-signed with a key derived from
+// --redirect-cookie-secret (or --redirect-cookie-secret-file, e.g. a mounted
+// Secret). Give every replica the same secret: without one, each process makes
+// a random key, and a visitor whose next request lands on another replica (or
+// comes after a restart) is asked for the password again. The cookie binds the
+// link's uid and password hash, so changing the password logs everyone out.
 package redirect
 
 import (
@@ -130,11 +137,11 @@ func setup(mgr ctrl.Manager, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := newFlusher(ix.clicks, mgr.GetClient(), mgr.GetAPIReader(), o.ClickFlushQPS)
-	srv, err := NewServer(o, ix, f)
+	srv, err := NewServer(o, ix)
 	if err != nil {
 		return nil, err
 	}
+	srv.flusher = newFlusher(ix.clicks, mgr.GetClient(), mgr.GetAPIReader(), o.ClickFlushQPS)
 	srv.synced = regs
 	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error {
 		if !srv.Synced() {

@@ -43,7 +43,7 @@ func main() {
 
 	o := redirect.DefaultOptions()
 	o.BindAddress = *addr
-	srv, err := redirect.NewServer(o, ix, nil)
+	srv, err := redirect.NewServer(o, ix)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -16,9 +16,11 @@ import (
 	"github.com/kurz-dev/kurz/internal/dns"
 )
 
-// Leader election keeps its Lease with these rights; the manager elects a
-// leader and the controllers run on it only (controller-runtime's default).
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// Leader election: the manager elects a leader (a Lease) and the
+// controllers run on it only, controller-runtime's default. The Lease rights
+// are not markers here on purpose: config/rbac/leader_election_role.yaml
+// grants them in kurz's own namespace only, where a marker would grant them
+// cluster-wide.
 
 // Setup adds the controllers to mgr. They run on the elected leader only.
 // Call it before mgr starts (it registers a cache index).

@@ -2,13 +2,19 @@ package controllers_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	mdns "github.com/miekg/dns"
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/controllers"
+	"github.com/kurz-dev/kurz/internal/dns"
 )
 
 const (
@@ -162,4 +168,48 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	g.Eventually(readyOf(third), timeout, poll).Should(Equal(claimed))
 	g.Expect(third.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(verified))
+}
+
+// failingVerifier stands for a DNS server that does not answer.
+type failingVerifier struct{}
+
+func (failingVerifier) Verify(context.Context, string, string) (dns.Result, error) {
+	return dns.Result{}, errors.New("i/o timeout")
+}
+
+// TestDomainKeepsPhaseWhenDNSFails: a failed check is retried and changes
+// nothing, so a DNS outage cannot demote an Active domain.
+func TestDomainKeepsPhaseWhenDNSFails(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	srv := newDNS(t)
+	o := testOptions(srv)
+	o.DNSRecheckInterval = time.Hour
+	mgr := newManager(t, cfg, o, nil)
+	start(t, mgr)
+	ns := newNamespace(t, "dnsfail")
+
+	d := newDomain(ns, "go", host(t, "go.dnsfail.test"))
+	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
+	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
+	srv.Set("_kurz-challenge."+string(d.Spec.Domain), dnsTypeTXT, d.Status.VerificationToken)
+	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
+	g.Eventually(func(g Gomega) kurzv1alpha1.DomainPhase {
+		var cached kurzv1alpha1.Domain
+		g.Expect(mgr.GetClient().Get(ctx, client.ObjectKeyFromObject(d), &cached)).To(Succeed())
+		return cached.Status.Phase
+	}, timeout, poll).Should(Equal(kurzv1alpha1.DomainActive))
+
+	var writes atomic.Int64
+	r := &controllers.DomainReconciler{
+		Client:   countingClient{Client: mgr.GetClient(), writes: &writes},
+		Verifier: failingVerifier{},
+		// Every check is due at once.
+		Schedule: controllers.Schedule{Recheck: time.Nanosecond, Backoff: time.Nanosecond, BackoffMax: time.Nanosecond},
+		Now:      time.Now,
+	}
+	_, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(d)})
+	g.Expect(err).To(MatchError(ContainSubstring("i/o timeout")))
+	g.Expect(writes.Load()).To(BeZero())
+	g.Expect(readyOf(d)(g)).To(Equal(verified))
 }

@@ -1,0 +1,77 @@
+// Package e2e drives a real `bin/kurz dev` the way its users do: HTTP clients
+// with the token from DIR/token, and kubectl with DIR/kubeconfig.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// flushInterval is short so click counts reach Kubernetes quickly in tests.
+const flushInterval = time.Second
+
+var (
+	kurzBin    string
+	kubectlBin string
+	dev        *kurzDev
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make test` (it builds the control plane into bin/k8s)")
+		return 1
+	}
+	kubectlBin = filepath.Join(assets, "kubectl")
+
+	tmp, err := os.MkdirTemp("", "kurz-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+
+	// Build bin/kurz exactly as `make build` does, into the temp dir so tests
+	// never race a developer's own build.
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	kurzBin = filepath.Join(tmp, "kurz")
+	build := exec.Command("go", "build", "-o", kurzBin, "./cmd/kurz")
+	build.Dir = root
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build kurz:", err)
+		return 1
+	}
+	code := m.Run()
+	if dev != nil {
+		_ = dev.cmd.Process.Signal(syscall.SIGTERM)
+		<-dev.done
+		os.RemoveAll(dev.dataDir)
+	}
+	return code
+}
+
+// devT starts the shared kurz dev on first use. Tests in this package run one
+// after another against it, as one user session would.
+func devT(t *testing.T) *kurzDev {
+	t.Helper()
+	if dev == nil {
+		dir, err := os.MkdirTemp("", "kurz-e2e-data-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev = startKurzDev(t, dir, freeAddr(t), freeAddr(t))
+	}
+	return dev
+}

@@ -4,6 +4,7 @@
 package dnstest
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -29,16 +30,11 @@ type Server struct {
 func Start(tb testing.TB) *Server {
 	tb.Helper()
 	s := &Server{records: map[string]map[uint16][]string{}}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	pc, l, err := listenPair()
 	if err != nil {
-		tb.Fatalf("dnstest: listen udp: %v", err)
+		tb.Fatalf("dnstest: %v", err)
 	}
 	s.Addr = pc.LocalAddr().String()
-	l, err := net.Listen("tcp", s.Addr)
-	if err != nil {
-		_ = pc.Close()
-		tb.Fatalf("dnstest: listen tcp on %s: %v", s.Addr, err)
-	}
 	s.udp = &dns.Server{PacketConn: pc, Handler: s}
 	s.tcp = &dns.Server{Listener: l, Handler: s}
 	started := make(chan struct{}, 2)
@@ -130,4 +126,24 @@ func rrs(name string, rrtype uint16, values []string) []dns.RR {
 		}
 	}
 	return out
+}
+
+// listenPair listens on UDP and TCP on the same free loopback port. The UDP
+// port the kernel picks may be taken for TCP by another process, so it tries
+// a few ports rather than failing the test on that race.
+func listenPair() (net.PacketConn, net.Listener, error) {
+	var lastErr error
+	for range 20 {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, fmt.Errorf("listen udp: %w", err)
+		}
+		l, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, l, nil
+		}
+		_ = pc.Close()
+		lastErr = err
+	}
+	return nil, nil, fmt.Errorf("listen tcp on a free udp port: %w", lastErr)
 }

@@ -109,6 +109,7 @@ type LinkStatus struct {
 	// excluded). Written by the redirect servers, never reset by kurz.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:default=0
 	Clicks int64 `json:"clicks,omitempty"`
 
 	// lastClickTime is when the last counted click happened.

@@ -83,8 +83,9 @@
 // After each create or update the server stamps status.createdAt/updatedAt
 // (internal/timestamps) with an optimistic-lock status patch, re-reading
 // from kube-apiserver on conflict, so the answer carries the final times.
-// updated_at changes when the spec changes (a new generation): an update
-// that changes nothing keeps it, as Eloquent does for a clean model. Then
+// Every PUT refreshes updated_at, even one that changes nothing, because the
+// contract answers an update "with updated_at refreshed"; kubectl edits
+// refresh it when the spec changes (a new generation). Then
 // the server waits (at most 10s) until the list index, and so the cache,
 // holds the written resourceVersion (or no longer holds a deleted object),
 // so the caller's next read sees its write. Stamping or waiting failures are

@@ -175,7 +175,7 @@ func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller)
 		}
 		d = fresh
 	}
-	stamp(ctx, s, d, timestamps.StampDomain)
+	stamp(ctx, s, d, timestamps.TouchDomain)
 	awaitWrite(ctx, s, s.domains, d)
 	writeJSON(w, http.StatusOK, newDomainView(d, wid))
 	return nil

@@ -143,7 +143,7 @@ func (s *server) updateLink(w http.ResponseWriter, r *http.Request, c *caller) e
 		}
 		link = fresh
 	}
-	stamp(ctx, s, link, timestamps.StampLink)
+	stamp(ctx, s, link, timestamps.TouchLink)
 	awaitWrite(ctx, s, s.links, link)
 	writeJSON(w, http.StatusOK, newLinkView(link, wid))
 	return nil

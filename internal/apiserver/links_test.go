@@ -97,6 +97,17 @@ func TestLinkLifecycle(t *testing.T) {
 	g.Expect(w.editor.do("GET", "/api/v1/links/"+id, nil).body).To(Equal(upd.body))
 	g.Expect(linkObject(t, w.ns, id).Spec.PasswordHash).To(BeNil())
 
+	// An update that changes nothing still refreshes updated_at, as the
+	// contract promises for every update.
+	time.Sleep(2 * time.Millisecond) // distinct microsecond stamps, not a wait
+	same := w.editor.do("PUT", "/api/v1/links/"+id, map[string]any{
+		"key": "winter-sale", "domain": host, "url": "https://shop.example.com/winter",
+	})
+	g.Expect(same.status).To(Equal(http.StatusOK), "%s", same)
+	g.Expect(same.body["updated_at"].(string) > upd.body["updated_at"].(string)).To(BeTrue(), "updated_at refreshed by a no-op update")
+	g.Expect(same.body["created_at"]).To(Equal(created["created_at"]))
+	g.Expect(w.editor.do("GET", "/api/v1/links/"+id, nil).body).To(Equal(same.body))
+
 	// Delete, then it is gone for every read.
 	del := w.editor.do("DELETE", "/api/v1/links/"+id, nil)
 	g.Expect(del.status).To(Equal(http.StatusOK), "%s", del)

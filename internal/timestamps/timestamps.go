@@ -31,6 +31,25 @@ func StampDomain(d *kurzv1alpha1.Domain, now time.Time) bool {
 	return stamp(d.Generation, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
 }
 
+// TouchLink is StampLink for an update through the API: it refreshes the
+// update time even when the request changed nothing (and so the generation
+// did not move), because the contract promises updated_at refreshed by every
+// update. It always reports a change.
+func TouchLink(l *kurzv1alpha1.Link, now time.Time) bool {
+	return touch(l.Generation, &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
+}
+
+// TouchDomain is TouchLink for Domains.
+func TouchDomain(d *kurzv1alpha1.Domain, now time.Time) bool {
+	return touch(d.Generation, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
+}
+
+func touch(generation int64, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
+	*updated = nil
+	stamp(generation, created, updated, updatedGen, now)
+	return true
+}
+
 func stamp(generation int64, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
 	t := metav1.NewMicroTime(now.UTC().Truncate(time.Microsecond))
 	changed := false

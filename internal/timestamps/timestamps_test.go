@@ -38,3 +38,17 @@ func TestPrint(t *testing.T) {
 	meta := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600)))
 	g.Expect(Print(nil, meta)).To(Equal("2026-01-02T02:04:05.000000Z"))
 }
+
+func TestTouchLinkRefreshesTheSameGeneration(t *testing.T) {
+	g := NewWithT(t)
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	l := &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+	StampLink(l, t0)
+
+	t1 := t0.Add(time.Second)
+	g.Expect(TouchLink(l, t1)).To(BeTrue())
+	g.Expect(l.Status.UpdatedAt.Time).To(Equal(t1), "an API update refreshes updated_at without a spec change")
+	g.Expect(l.Status.CreatedAt.Time).To(Equal(t0))
+	g.Expect(l.Status.UpdatedGeneration).To(Equal(int64(3)))
+	g.Expect(StampLink(l, t1.Add(time.Second))).To(BeFalse(), "the controller sees the generation stamped")
+}

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -36,6 +37,14 @@ func (s *server) linkQRCode(w http.ResponseWriter, r *http.Request, c *caller) e
 	}
 	p.Options.Content = shortLink(string(l.Spec.Domain), l.Spec.Key)
 	data, contentType, err := s.qr.Render(p.Options)
+	var tooSmall *qr.SizeError
+	if errors.As(err, &tooSmall) {
+		// Only the link and the asked size and margin decide this: the
+		// caller can fix it, so it is a validation error, not a 500.
+		var f fieldErrors
+		f.add("size", tooSmall.Error())
+		return f.err()
+	}
 	if err != nil {
 		return err
 	}

@@ -104,6 +104,11 @@ func TestQRCode(t *testing.T) {
 		g.Expect(r.fieldErrors("size")).To(HaveLen(1))
 		r = w.viewer.do("PUT", path, `{"size": `)
 		g.Expect(r.status).To(Equal(http.StatusBadRequest))
+		// Each parameter is in range, but the code and its quiet zone do not
+		// fit in 64 pixels: the caller can fix that, so it is a 422 too.
+		r = w.viewer.do("PUT", path+"?size=64&margin=32", nil)
+		g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
+		g.Expect(r.fieldErrors("size")).To(ConsistOf(MatchRegexp(`^The size must be at least \d+ for this link and margin\.$`)))
 	})
 
 	t.Run("unknown link", func(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // lock. Status fields kurz does not own (clicks, lastClickTime) are left be.
 func setLinkStatus(link *kurzv1alpha1.Link, in linkInputs, now time.Time) (stamped bool) {
 	stamped = timestamps.StampLink(link, now)
-	link.Status.ShortURL = shortURL(link)
+	link.Status.ShortURL = link.ShortURL()
 	link.Status.ObservedGeneration = link.Generation
 
 	reason := claims.LinkReason(link, in.domains, in.peers, now)
@@ -36,17 +36,12 @@ func setLinkStatus(link *kurzv1alpha1.Link, in linkInputs, now time.Time) (stamp
 	return stamped
 }
 
-// shortURL is the link's public address.
-func shortURL(link *kurzv1alpha1.Link) string {
-	return "https://" + string(link.Spec.Domain) + "/" + link.Spec.Key
-}
-
 // linkMessage explains reason to a person. It never names another
 // namespace's objects: a workspace only learns that a hostname is taken.
 func linkMessage(link *kurzv1alpha1.Link, reason string, in linkInputs) string {
 	switch reason {
 	case kurzv1alpha1.ReasonActive:
-		return "The link serves " + shortURL(link)
+		return "The link serves " + link.ShortURL()
 	case kurzv1alpha1.ReasonDomainNotFound:
 		for i := range in.domains {
 			if in.domains[i].Namespace == link.Namespace && in.domains[i].DeletionTimestamp == nil {

@@ -33,9 +33,6 @@ type linkView struct {
 	UpdatedAt          string   `json:"updated_at"`
 }
 
-// shortLink is the full short address of a link.
-func shortLink(domain, key string) string { return "https://" + domain + "/" + key }
-
 // newLinkView renders l; it only reads l, so cache objects are fine.
 func newLinkView(l *kurzv1alpha1.Link, workspaceID string) linkView {
 	v := linkView{
@@ -44,7 +41,7 @@ func newLinkView(l *kurzv1alpha1.Link, workspaceID string) linkView {
 		Domain:             string(l.Spec.Domain),
 		Key:                l.Spec.Key,
 		URL:                string(l.Spec.URL),
-		Link:               shortLink(string(l.Spec.Domain), l.Spec.Key),
+		Link:               l.ShortURL(),
 		IOS:                urlString(l.Spec.IOS),
 		Android:            urlString(l.Spec.Android),
 		Clicks:             l.Status.Clicks,

@@ -35,7 +35,7 @@ func (s *server) linkQRCode(w http.ResponseWriter, r *http.Request, c *caller) e
 		}
 		return f.err()
 	}
-	p.Options.Content = shortLink(string(l.Spec.Domain), l.Spec.Key)
+	p.Options.Content = l.ShortURL()
 	data, contentType, err := s.qr.Render(p.Options)
 	var tooSmall *qr.SizeError
 	if errors.As(err, &tooSmall) {

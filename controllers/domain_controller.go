@@ -53,7 +53,7 @@ func (r *DomainReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error
 }
 
 // +kubebuilder:rbac:groups=kurz.dev,resources=domains,verbs=get;list;watch
-// +kubebuilder:rbac:groups=kurz.dev,resources=domains/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kurz.dev,resources=domains/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile computes a Domain's status, checking DNS when a check is due,

@@ -54,7 +54,7 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 }
 
 // +kubebuilder:rbac:groups=kurz.dev,resources=links,verbs=get;list;watch
-// +kubebuilder:rbac:groups=kurz.dev,resources=links/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kurz.dev,resources=links/status,verbs=patch
 // +kubebuilder:rbac:groups=kurz.dev,resources=domains,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 

@@ -23,7 +23,7 @@ func (r *LinkReconciler) linksSharingKey(ctx context.Context, o client.Object) [
 	}
 	var peers kurzv1alpha1.LinkList
 	if err := r.List(ctx, &peers, client.InNamespace(l.Namespace),
-		client.MatchingFields{linkDomainKeyIndex: domainKey(l)}, client.UnsafeDisableDeepCopy); err != nil {
+		client.MatchingFields{fieldindex.DomainKey: domainKey(l)}, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list Links sharing a key", "domainKey", domainKey(l))
 		return nil
 	}
@@ -55,4 +55,9 @@ func (r *LinkReconciler) linksOfDomain(ctx context.Context, o client.Object) []r
 		reqs[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: links.Items[i].Namespace, Name: links.Items[i].Name}}
 	}
 	return reqs
+}
+
+// domainKey is the link's value in the fieldindex.DomainKey index.
+func domainKey(l *kurzv1alpha1.Link) string {
+	return fieldindex.DomainKeyOf(string(l.Spec.Domain), l.Spec.Key)
 }

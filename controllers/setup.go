@@ -23,16 +23,13 @@ import (
 // cluster-wide.
 
 // Setup adds the controllers to mgr. They run on the elected leader only.
-// Call it before mgr starts (it registers a cache index).
+// Call it before mgr starts.
 func Setup(mgr ctrl.Manager, o Options) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
 	verifier, err := dns.New(dns.Config{Server: o.DNSServer, Targets: o.RedirectTargets, Timeout: o.DNSTimeout})
 	if err != nil {
-		return err
-	}
-	if err := indexLinksByDomainKey(mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	links := &LinkReconciler{

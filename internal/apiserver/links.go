@@ -189,12 +189,16 @@ func isUIDPrecondition(err error) bool {
 // self is the link being updated.
 func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, self types.UID) error {
 	var f fieldErrors
+	// Through the domain+key index, without copies: only the Links with
+	// this very key are read, however many links the domain holds.
 	var links kurzv1alpha1.LinkList
-	if err := s.client.List(ctx, &links, client.InNamespace(c.workspace), client.MatchingFields{fieldindex.Domain: in.domain}); err != nil {
+	if err := s.client.List(ctx, &links, client.InNamespace(c.workspace),
+		client.MatchingFields{fieldindex.DomainKey: fieldindex.DomainKeyOf(in.domain, in.key)},
+		client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("list links on %s: %w", in.domain, err)
 	}
-	for _, l := range links.Items {
-		if l.Spec.Key == in.key && l.UID != self && l.DeletionTimestamp == nil {
+	for i := range links.Items {
+		if l := &links.Items[i]; l.Spec.Key == in.key && l.UID != self && l.DeletionTimestamp == nil {
 			f.add("key", "The key has already been taken.")
 			break
 		}

@@ -17,7 +17,16 @@ const (
 	// Domain indexes Links and Domains by spec.domain: Domain changes reach
 	// their Links, hostname claims and key conflicts are found without a scan.
 	Domain = "spec.domain"
+	// DomainKey indexes Links by "<spec.domain>/<spec.key>" (see
+	// DomainKeyOf): key conflicts are found through it. The spec.domain
+	// index alone would hand every check all links of a domain, quadratic
+	// work when one domain holds many thousands of links.
+	DomainKey = "spec.domain+key"
 )
+
+// DomainKeyOf is the DomainKey index value of a domain and key. A hostname
+// has no '/', so the first one separates the two.
+func DomainKeyOf(domain, key string) string { return domain + "/" + key }
 
 // Setup registers the indexes with the manager's cache. Call it once, before
 // the manager starts.
@@ -34,6 +43,10 @@ func Setup(ctx context.Context, indexer client.FieldIndexer) error {
 		}},
 		{&kurzv1alpha1.Domain{}, Domain, func(o client.Object) []string {
 			return []string{string(o.(*kurzv1alpha1.Domain).Spec.Domain)}
+		}},
+		{&kurzv1alpha1.Link{}, DomainKey, func(o client.Object) []string {
+			l := o.(*kurzv1alpha1.Link)
+			return []string{DomainKeyOf(string(l.Spec.Domain), l.Spec.Key)}
 		}},
 	}
 	for _, ix := range indexes {

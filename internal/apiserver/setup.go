@@ -18,8 +18,8 @@ import (
 // stamps), and reads namespaces for workspace ids.
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-// +kubebuilder:rbac:groups=kurz.dev,resources=links;domains,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=kurz.dev,resources=links/status;domains/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kurz.dev,resources=links;domains,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=kurz.dev,resources=links/status;domains/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // Options configure the API server.

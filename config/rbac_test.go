@@ -1,0 +1,145 @@
+package config_test
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
+)
+
+// access is one request the manager's ServiceAccount makes (or must not be
+// able to make).
+type access struct {
+	group, resource, subresource, verb, namespace string
+}
+
+// managerNeeds is every request the kurz manager's code makes: the
+// controllers, the API server, the redirect server and leader election.
+var managerNeeds = []access{
+	{"kurz.dev", "links", "", "get", "team-a"},
+	{"kurz.dev", "links", "", "list", ""},
+	{"kurz.dev", "links", "", "watch", ""},
+	{"kurz.dev", "links", "", "create", "team-a"},
+	{"kurz.dev", "links", "", "update", "team-a"},
+	{"kurz.dev", "links", "", "delete", "team-a"},
+	{"kurz.dev", "links", "status", "patch", "team-a"},
+	{"kurz.dev", "domains", "", "get", "team-a"},
+	{"kurz.dev", "domains", "", "list", ""},
+	{"kurz.dev", "domains", "", "watch", ""},
+	{"kurz.dev", "domains", "", "create", "team-a"},
+	{"kurz.dev", "domains", "", "update", "team-a"},
+	{"kurz.dev", "domains", "", "delete", "team-a"},
+	{"kurz.dev", "domains", "status", "patch", "team-a"},
+	{"events.k8s.io", "events", "", "create", "team-a"},
+	{"events.k8s.io", "events", "", "patch", "team-a"},
+	{"", "namespaces", "", "get", ""},
+	{"", "namespaces", "", "list", ""},
+	{"", "namespaces", "", "watch", ""},
+	{"authentication.k8s.io", "tokenreviews", "", "create", ""},
+	{"authorization.k8s.io", "subjectaccessreviews", "", "create", ""},
+	{"coordination.k8s.io", "leases", "", "get", "kurz-system"},
+	{"coordination.k8s.io", "leases", "", "create", "kurz-system"},
+	{"coordination.k8s.io", "leases", "", "update", "kurz-system"},
+	{"", "events", "", "create", "kurz-system"},
+}
+
+// managerMustNot are requests no kurz code makes: granting them would only
+// widen what a stolen manager token can do.
+var managerMustNot = []access{
+	{"kurz.dev", "links", "status", "update", "team-a"},
+	{"kurz.dev", "links", "status", "get", "team-a"},
+	{"kurz.dev", "domains", "status", "update", "team-a"},
+	{"kurz.dev", "links", "", "patch", "team-a"},
+	{"kurz.dev", "domains", "", "patch", "team-a"},
+	{"kurz.dev", "links", "", "deletecollection", "team-a"},
+	{"", "secrets", "", "get", "team-a"},
+	{"", "secrets", "", "list", ""},
+	{"", "namespaces", "", "create", ""},
+	{"", "namespaces", "", "delete", ""},
+	{"", "configmaps", "", "get", "kurz-system"},
+	{"coordination.k8s.io", "leases", "", "update", "team-a"},
+	{"", "events", "", "create", "team-a"},
+	{"rbac.authorization.k8s.io", "clusterroles", "", "escalate", ""},
+	{"", "serviceaccounts", "token", "create", "kurz-system"},
+}
+
+// TestManagerServiceAccountHasLeastPrivilege applies config/rbac and asks the
+// API server, impersonating the ServiceAccount kurz-system/kurz-manager,
+// whether it may make each request: everything the code needs is allowed and
+// nothing more.
+func TestManagerServiceAccountHasLeastPrivilege(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	applyRBAC(t)
+
+	// Impersonating the ServiceAccount's user name gives it the groups a real
+	// token of it has (system:serviceaccounts, system:serviceaccounts:kurz-system,
+	// system:authenticated), so the bindings are evaluated as in a cluster.
+	saCfg := rest.CopyConfig(cfg)
+	saCfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:kurz-system:kurz-manager"}
+	sa, err := client.New(saCfg, client.Options{Scheme: k8s.Scheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	allowed := func(a access) (bool, error) {
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Group: a.group, Resource: a.resource, Subresource: a.subresource, Verb: a.verb, Namespace: a.namespace,
+			},
+		}}
+		if err := sa.Create(ctx, review); err != nil {
+			return false, err
+		}
+		return review.Status.Allowed, nil
+	}
+
+	// The API server's RBAC authorizer learns of new bindings through an
+	// informer, so the allowed requests are polled. Checking them first also
+	// makes sure the denials below come from the applied rules, not from
+	// bindings the authorizer has yet to see.
+	for _, a := range managerNeeds {
+		g.Eventually(func() (bool, error) { return allowed(a) }).WithTimeout(30*time.Second).
+			Should(BeTrue(), "kurz-manager may %s %s/%s in %q", a.verb, a.resource, a.subresource, a.namespace)
+	}
+	for _, a := range managerMustNot {
+		g.Expect(allowed(a)).To(BeFalse(), "kurz-manager may not %s %s/%s in %q", a.verb, a.resource, a.subresource, a.namespace)
+	}
+}
+
+// applyRBAC creates the objects of `kubectl kustomize config/rbac` (and the
+// namespace kurz-system they live in) and deletes them when the test ends.
+func applyRBAC(t *testing.T) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	rendered, err := exec.Command(env.ControlPlane.KubeCtl().Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "rbac")).Output()
+	g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/rbac")
+
+	// The namespace stays: without a namespace controller, envtest never
+	// finishes deleting one.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kurz-system"}}
+	if err := k8s.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	objs := decodeAll(t, bytes.NewReader(rendered))
+	g.Expect(objs).NotTo(BeEmpty())
+	for _, o := range objs {
+		g.Expect(k8s.Create(ctx, o)).To(Succeed(), "create %s %s", o.GetKind(), o.GetName())
+		t.Cleanup(func() {
+			if err := k8s.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("delete %s %s: %v", o.GetKind(), o.GetName(), err)
+			}
+		})
+	}
+}

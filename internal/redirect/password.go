@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-logr/logr"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/valyala/fasthttp"
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/time/rate"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 const (
@@ -29,6 +31,11 @@ const (
 	// attemptEntries bounds the limiter map; the least recently used client
 	// forgets its failures first.
 	attemptEntries = 65536
+	// maxBcryptCost is the highest cost a password check may take: one check
+	// at 14 is about a second of CPU, and each step doubles it ($2a$31$ would
+	// take days). The CRD refuses more; hashes stored before that rule are
+	// refused here, as if the password were wrong.
+	maxBcryptCost = 14
 )
 
 // passwords serves password-protected links: the form, the check, and the
@@ -36,11 +43,18 @@ const (
 type passwords struct {
 	key      []byte // HMAC key of the cookie, shared by replicas when configured
 	attempts *lru.Cache[string, *rate.Limiter]
+	// log reports links whose hash is refused; set by Server.Start before
+	// serving.
+	log logr.Logger
+	// costWarned remembers the links already reported, so a refused hash is
+	// logged once, not on every attempt.
+	costWarned *lru.Cache[types.UID, struct{}]
 }
 
 func newPasswords(key []byte) *passwords {
 	c, _ := lru.New[string, *rate.Limiter](attemptEntries) // errors only for size <= 0
-	return &passwords{key: key, attempts: c}
+	w, _ := lru.New[types.UID, struct{}](1024)
+	return &passwords{key: key, attempts: c, costWarned: w, log: logr.Discard()}
 }
 
 func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []byte, post bool, now time.Time) outcome {
@@ -60,7 +74,7 @@ func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []
 		return outcomeRateLimited
 	}
 	pw := ctx.PostArgs().Peek("password")
-	if len(pw) == 0 || bcrypt.CompareHashAndPassword([]byte(e.passwordHash), pw) != nil {
+	if !p.matches(e, pw) {
 		p.failed(limitKey, now)
 		renderForm(ctx, http.StatusForbidden, key, "Wrong password, try again.")
 		return outcomePasswordWrong
@@ -70,6 +84,28 @@ func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []
 	// GET, not repost the password to the destination (307/308 would).
 	h.follow(ctx, e, http.StatusSeeOther, false, now.UnixNano())
 	return outcomeRedirect
+}
+
+// matches reports whether pw is the link's password. A hash costlier than
+// maxBcryptCost is refused without comparing, and logged once per link
+// (without the hash).
+func (p *passwords) matches(e *Entry, pw []byte) bool {
+	if len(pw) == 0 {
+		return false
+	}
+	hash := []byte(e.passwordHash)
+	cost, err := bcrypt.Cost(hash)
+	if err != nil {
+		return false // not a bcrypt hash: the comparison would fail too
+	}
+	if cost > maxBcryptCost {
+		if seen, _ := p.costWarned.ContainsOrAdd(e.uid, struct{}{}); !seen {
+			p.log.Error(nil, "link password hash is too costly to check; every password is refused until it is rehashed",
+				"link", types.NamespacedName{Namespace: e.clicks.namespace, Name: e.clicks.name}, "cost", cost, "maxCost", maxBcryptCost)
+		}
+		return false
+	}
+	return bcrypt.CompareHashAndPassword(hash, pw) == nil
 }
 
 // blocked returns how long limitKey must wait before its next attempt.

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	. "github.com/onsi/gomega"
 	"golang.org/x/crypto/bcrypt"
+	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
@@ -109,4 +111,40 @@ func TestPassword(t *testing.T) {
 	// The POST body is bounded.
 	big := postPassword(t, ts.base, "pw.test", "/secret", strings.Repeat("x", 16<<10), nil)
 	g.Expect(big.status).To(Equal(http.StatusRequestEntityTooLarge))
+}
+
+// TestCostlyHashRefused: a hash above maxBcryptCost is refused without being
+// compared (a $2a$31$ hash would take days of CPU per attempt), even with the
+// right password, and the link is logged once, without its hash.
+func TestCostlyHashRefused(t *testing.T) {
+	g := NewWithT(t)
+	costly, err := bcrypt.GenerateFromPassword([]byte("right horse"), maxBcryptCost+1)
+	g.Expect(err).NotTo(HaveOccurred())
+	cheap := bcryptHash(t, "right horse")
+	var logged []string
+	p := newPasswords([]byte("k"))
+	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
+
+	entry := func(uid, hash string) *Entry {
+		return &Entry{uid: types.UID(uid), passwordHash: hash, clicks: &counter{namespace: "ns", name: uid}}
+	}
+	g.Expect(p.matches(entry("ok", cheap), []byte("right horse"))).To(BeTrue())
+	g.Expect(p.matches(entry("ok", cheap), []byte("wrong"))).To(BeFalse())
+	g.Expect(logged).To(BeEmpty())
+
+	// Right password, costly hash: refused (comparing would have said yes).
+	g.Expect(p.matches(entry("costly", string(costly)), []byte("right horse"))).To(BeFalse())
+	// The cost field is all that is read: a $31$ hash answers at once.
+	cost31 := cheap[:4] + "31" + cheap[6:]
+	for range 3 {
+		g.Expect(p.matches(entry("cost31", cost31), []byte("right horse"))).To(BeFalse())
+	}
+	g.Expect(logged).To(HaveLen(2), "once per link")
+	g.Expect(logged[0]).To(ContainSubstring(`"cost"=15`))
+	g.Expect(logged[1]).To(ContainSubstring(`"cost"=31`))
+	for _, l := range logged {
+		g.Expect(l).To(ContainSubstring("too costly"))
+		g.Expect(l).NotTo(ContainSubstring(string(costly)[7:]))
+		g.Expect(l).NotTo(ContainSubstring(cost31[7:]))
+	}
 }

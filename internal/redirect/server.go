@@ -79,6 +79,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return nil // stopped before the informers synced: nothing counted yet
 	}
 	s.ready.Store(true)
+	s.handler.password.log = log
 
 	ln, err := net.Listen("tcp", s.o.BindAddress)
 	if err != nil {

@@ -73,6 +73,11 @@ func TestValidators(t *testing.T) {
 
 		{"hash", PasswordHash, "$2a$10$" + strings.Repeat("a", 53), true},
 		{"hash plaintext", PasswordHash, "hunter2", false},
+		{"hash cost 04", PasswordHash, "$2b$04$" + strings.Repeat("a", 53), true},
+		{"hash cost 14", PasswordHash, "$2y$14$" + strings.Repeat("a", 53), true},
+		{"hash cost 03", PasswordHash, "$2a$03$" + strings.Repeat("a", 53), false},
+		{"hash cost 15", PasswordHash, "$2a$15$" + strings.Repeat("a", 53), false},
+		{"hash cost 31", PasswordHash, "$2a$31$" + strings.Repeat("a", 53), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,6 +62,10 @@ func (r objRef) meta() metav1.ObjectMeta {
 
 type domainRec struct {
 	objRef
+	// uid tells a Domain deleted and created again under the same name
+	// (seen as one update after a watch gap, both at generation 1) from
+	// a status write.
+	uid                     types.UID
 	host                    string
 	notFoundURL, expiredURL string
 	generation              int64
@@ -198,13 +202,14 @@ func (ix *Index) UpsertDomain(d *kurzv1alpha1.Domain) {
 	defer ix.wmu.Unlock()
 	id := types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
 	old := ix.domains[id]
-	if old != nil && old.generation == d.Generation && old.deleting == (d.DeletionTimestamp != nil) {
-		return
+	if old != nil && old.uid == d.UID && old.generation == d.Generation &&
+		old.deleting == (d.DeletionTimestamp != nil) {
+		return // a status write: nothing the index holds
 	}
 	if old != nil {
 		ix.removeDomain(id, old)
 	}
-	rec := &domainRec{objRef: refOf(d), host: hostOf(d.Spec.Domain), generation: d.Generation}
+	rec := &domainRec{objRef: refOf(d), uid: d.UID, host: hostOf(d.Spec.Domain), generation: d.Generation}
 	if d.Spec.NotFoundURL != nil {
 		rec.notFoundURL = string(*d.Spec.NotFoundURL)
 	}

@@ -132,3 +132,27 @@ func heapAlloc() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// After a watch gap, a Domain deleted and created again under the same name
+// arrives as one update, both objects at generation 1: the new one's data
+// must replace the old one's.
+func TestIndexDomainRecreated(t *testing.T) {
+	g := NewWithT(t)
+	ix := NewIndex()
+	old := testDomain("a", "d", "go.test", 1)
+	old.Spec.NotFoundURL = ptrURL("https://old.example/")
+	ix.UpsertDomain(old)
+	g.Expect(ix.lookup([]byte("go.test"), nil).notFoundURL).To(Equal("https://old.example/"))
+
+	recreated := testDomain("a", "d", "go.test", 50)
+	recreated.UID = "a/d-2"
+	recreated.Spec.NotFoundURL = ptrURL("https://new.example/")
+	ix.UpsertDomain(recreated)
+	g.Expect(ix.lookup([]byte("go.test"), nil).notFoundURL).To(Equal("https://new.example/"))
+	g.Expect(ix.domains[types.NamespacedName{Namespace: "a", Name: "d"}].created.Time).To(Equal(recreated.CreationTimestamp.Time))
+}
+
+func ptrURL(s string) *kurzv1alpha1.URL {
+	u := kurzv1alpha1.URL(s)
+	return &u
+}

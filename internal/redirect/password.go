@@ -67,15 +67,17 @@ func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []
 		return outcomePasswordForm
 	}
 
+	// Every attempt takes its token before the slow check, so concurrent
+	// attempts cannot all pass a check of the count. A right password takes
+	// one too and refunds nothing: it sets a cookie, so it is not repeated.
 	limitKey := ctx.RemoteIP().String() + "\x00" + string(e.uid)
-	if wait := p.blocked(limitKey, now); wait > 0 {
+	if wait := p.take(limitKey, now); wait > 0 {
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		plain(ctx, http.StatusTooManyRequests)
 		return outcomeRateLimited
 	}
 	pw := ctx.PostArgs().Peek("password")
 	if !p.matches(e, pw) {
-		p.failed(limitKey, now)
 		renderForm(ctx, http.StatusForbidden, key, "Wrong password, try again.")
 		return outcomePasswordWrong
 	}
@@ -108,26 +110,22 @@ func (p *passwords) matches(e *Entry, pw []byte) bool {
 	return bcrypt.CompareHashAndPassword(hash, pw) == nil
 }
 
-// blocked returns how long limitKey must wait before its next attempt.
-func (p *passwords) blocked(limitKey string, now time.Time) time.Duration {
+// take takes an attempt from limitKey's bucket. It returns 0 when one was
+// left, else how long until the next one.
+func (p *passwords) take(limitKey string, now time.Time) time.Duration {
 	l, ok := p.attempts.Get(limitKey)
 	if !ok {
-		return 0
-	}
-	tokens := l.TokensAt(now)
-	if tokens >= 1 {
-		return 0
-	}
-	return time.Duration((1 - tokens) * float64(attemptPeriod))
-}
-
-func (p *passwords) failed(limitKey string, now time.Time) {
-	l, ok := p.attempts.Get(limitKey)
-	if !ok {
+		// Two first attempts racing must share one limiter: the loser of
+		// PeekOrAdd uses the winner's.
 		l = rate.NewLimiter(rate.Every(attemptPeriod), attemptBurst)
-		p.attempts.Add(limitKey, l)
+		if prev, found, _ := p.attempts.PeekOrAdd(limitKey, l); found {
+			l = prev
+		}
 	}
-	l.AllowN(now, 1)
+	if l.AllowN(now, 1) {
+		return 0
+	}
+	return max(time.Duration((1-l.TokensAt(now))*float64(attemptPeriod)), time.Second)
 }
 
 // cookieMAC binds the cookie to the link (uid) and its password (hash): a new

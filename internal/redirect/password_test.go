@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,15 +94,13 @@ func TestPassword(t *testing.T) {
 	g.Expect(k8s.Update(ctx, l)).To(Succeed())
 	g.Eventually(func() int { return withCookie(value).status }, 10*time.Second).Should(Equal(http.StatusOK))
 
-	// Wrong passwords are limited per client and link: a burst, then 429
-	// (even for the right password) with Retry-After.
-	tries := 1 // the wrong one above
-	for ; tries <= attemptBurst+1; tries++ {
-		if postPassword(t, ts.base, "pw.test", "/secret", "wrong", nil).status == http.StatusTooManyRequests {
-			break
-		}
+	// Attempts are limited per client and link: a burst, then 429 (even for
+	// the right password) with Retry-After. Every POST takes an attempt, right
+	// or wrong: three above.
+	for tries := 3; tries < attemptBurst; tries++ {
+		g.Expect(postPassword(t, ts.base, "pw.test", "/secret", "wrong", nil).status).To(Equal(http.StatusForbidden))
 	}
-	g.Expect(tries).To(Equal(attemptBurst))
+	g.Expect(postPassword(t, ts.base, "pw.test", "/secret", "wrong", nil).status).To(Equal(http.StatusTooManyRequests))
 	limited := postPassword(t, ts.base, "pw.test", "/secret", "new horse", nil)
 	g.Expect(limited.status).To(Equal(http.StatusTooManyRequests))
 	retry, err := strconv.Atoi(limited.header.Get("Retry-After"))
@@ -147,4 +146,43 @@ func TestCostlyHashRefused(t *testing.T) {
 		g.Expect(l).NotTo(ContainSubstring(string(costly)[7:]))
 		g.Expect(l).NotTo(ContainSubstring(cost31[7:]))
 	}
+}
+
+// TestPasswordAttemptsConcurrent: attempts sent at once cannot outrun the
+// limit while the slow bcrypt checks run; the excess over the burst gets 429.
+func TestPasswordAttemptsConcurrent(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	createDomain(t, ns, "d", "pwrace.test", nil)
+	// The default cost: each check takes long enough for requests to overlap.
+	hash, err := bcrypt.GenerateFromPassword([]byte("right horse"), bcrypt.DefaultCost)
+	g.Expect(err).NotTo(HaveOccurred())
+	createLink(t, ns, "l", "pwrace.test", "k", "https://dest.example/", func(s *kurzv1alpha1.LinkSpec) {
+		s.PasswordHash = ptr(string(hash))
+	})
+	ts := startServer(t, testOptions())
+	g.Eventually(func() int { return do(t, "GET", ts.base, "pwrace.test", "/k", nil).status }, 30*time.Second).
+		Should(Equal(http.StatusOK))
+
+	const n = 4 * attemptBurst
+	statuses := make(chan int, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			<-start
+			statuses <- postPassword(t, ts.base, "pwrace.test", "/k", "wrong", nil).status
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	g.Expect(count).To(Equal(map[int]int{
+		http.StatusForbidden:       attemptBurst,
+		http.StatusTooManyRequests: n - attemptBurst,
+	}))
 }

@@ -58,6 +58,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.DNSRecheckInterval, "dns-recheck-interval", o.DNSRecheckInterval, "How often an Active domain's DNS records are checked again.")
 	fs.DurationVar(&o.PendingBackoff, "dns-pending-backoff", o.PendingBackoff, "First wait before a Pending domain is checked again; it doubles up to --dns-pending-backoff-max.")
 	fs.DurationVar(&o.PendingBackoffMax, "dns-pending-backoff-max", o.PendingBackoffMax, "Longest wait between checks of a Pending domain.")
+	fs.DurationVar(&o.DNSTimeout, "dns-timeout", o.DNSTimeout, "Longest time one domain check (all its DNS lookups) may take.")
+	fs.IntVar(&o.LinkWorkers, "link-workers", o.LinkWorkers, "How many Links are reconciled at once.")
+	fs.IntVar(&o.DomainWorkers, "domain-workers", o.DomainWorkers, "How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout).")
 }
 
 // validate rejects options the controllers cannot run with.
@@ -67,6 +70,12 @@ func (o Options) validate() error {
 	}
 	if o.PendingBackoff <= 0 || o.PendingBackoffMax < o.PendingBackoff {
 		return fmt.Errorf("dns-pending-backoff (%s) must be positive and at most dns-pending-backoff-max (%s)", o.PendingBackoff, o.PendingBackoffMax)
+	}
+	if o.DNSTimeout <= 0 {
+		return fmt.Errorf("dns-timeout must be positive, got %s", o.DNSTimeout)
+	}
+	if o.LinkWorkers < 1 || o.DomainWorkers < 1 {
+		return fmt.Errorf("link-workers (%d) and domain-workers (%d) must be at least 1", o.LinkWorkers, o.DomainWorkers)
 	}
 	return nil
 }

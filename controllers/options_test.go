@@ -22,11 +22,14 @@ func TestBindFlags(t *testing.T) {
 			"--redirect-target", "lb.example.com", "--redirect-target", "192.0.2.1, 2001:db8::1",
 			"--dns-recheck-interval", "5m",
 			"--dns-pending-backoff", "1s", "--dns-pending-backoff-max", "1m",
+			"--dns-timeout", "3s", "--link-workers", "8", "--domain-workers", "5",
 		}, func(o *controllers.Options) {
 			o.DNSServer = "127.0.0.1:5353"
 			o.RedirectTargets = []string{"lb.example.com", "192.0.2.1", "2001:db8::1"}
 			o.DNSRecheckInterval = 5 * time.Minute
 			o.PendingBackoff, o.PendingBackoffMax = time.Second, time.Minute
+			o.DNSTimeout = 3 * time.Second
+			o.LinkWorkers, o.DomainWorkers = 8, 5
 		}},
 	}
 	for _, tt := range tests {
@@ -51,6 +54,9 @@ func TestSetupRejectsBadOptions(t *testing.T) {
 	}{
 		{"recheck interval", func(o *controllers.Options) { o.DNSRecheckInterval = 0 }},
 		{"backoff above its cap", func(o *controllers.Options) { o.PendingBackoff = time.Hour }},
+		{"DNS timeout", func(o *controllers.Options) { o.DNSTimeout = 0 }},
+		{"no link workers", func(o *controllers.Options) { o.LinkWorkers = 0 }},
+		{"no domain workers", func(o *controllers.Options) { o.DomainWorkers = 0 }},
 		{"DNS server without port", func(o *controllers.Options) { o.DNSServer = "127.0.0.1" }},
 		{"bad redirect target", func(o *controllers.Options) { o.RedirectTargets = []string{"https://x/"} }},
 	}

@@ -86,8 +86,8 @@ func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		recordTransition(r.Recorder, d, readyChanged(orig.Status.Conditions, d.Status.Conditions))
 	}
 	if checkErr != nil {
-		// The work queue retries with its own backoff; the domain keeps the
-		// phase of its last successful check meanwhile.
+		// No token could be minted; the work queue retries with its own
+		// backoff. (A failed DNS check is no error: it follows the schedule.)
 		return ctrl.Result{}, checkErr
 	}
 	return result, nil

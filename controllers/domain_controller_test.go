@@ -2,13 +2,13 @@ package controllers_test
 
 import (
 	"context"
-	"errors"
-	"sync/atomic"
+	"net"
 	"testing"
 	"time"
 
 	mdns "github.com/miekg/dns"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -170,16 +170,24 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(verified))
 }
 
-// failingVerifier stands for a DNS server that does not answer.
-type failingVerifier struct{}
-
-func (failingVerifier) Verify(context.Context, string, string) (dns.Result, error) {
-	return dns.Result{}, errors.New("i/o timeout")
+// silentDNS returns the address of a UDP socket nobody reads: a DNS server
+// that never answers.
+func silentDNS(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	t.Cleanup(func() { _ = pc.Close() })
+	return pc.LocalAddr().String()
 }
 
-// TestDomainKeepsPhaseWhenDNSFails: a failed check is retried and changes
-// nothing, so a DNS outage cannot demote an Active domain.
-func TestDomainKeepsPhaseWhenDNSFails(t *testing.T) {
+// TestDomainDNSFailureFollowsSchedule: a failed check is a completed check.
+// The reconcile returns no error (the work queue would retry at once, each
+// retry holding a worker for the DNS timeout) but asks to run again on the
+// schedule, records the check, says so in Ready, and keeps the phase, so a
+// DNS outage cannot demote an Active domain.
+func TestDomainDNSFailureFollowsSchedule(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	srv := newDNS(t)
@@ -189,27 +197,60 @@ func TestDomainKeepsPhaseWhenDNSFails(t *testing.T) {
 	start(t, mgr)
 	ns := newNamespace(t, "dnsfail")
 
-	d := newDomain(ns, "go", host(t, "go.dnsfail.test"))
-	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
-	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
-	srv.Set("_kurz-challenge."+string(d.Spec.Domain), dnsTypeTXT, d.Status.VerificationToken)
-	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
-	g.Eventually(func(g Gomega) kurzv1alpha1.DomainPhase {
-		var cached kurzv1alpha1.Domain
-		g.Expect(mgr.GetClient().Get(ctx, client.ObjectKeyFromObject(d), &cached)).To(Succeed())
-		return cached.Status.Phase
-	}, timeout, poll).Should(Equal(kurzv1alpha1.DomainActive))
-
-	var writes atomic.Int64
-	r := &controllers.DomainReconciler{
-		Client:   countingClient{Client: mgr.GetClient(), writes: &writes},
-		Verifier: failingVerifier{},
-		// Every check is due at once.
-		Schedule: controllers.Schedule{Recheck: time.Nanosecond, Backoff: time.Nanosecond, BackoffMax: time.Nanosecond},
-		Now:      time.Now,
+	active := newDomain(ns, "active", host(t, "active.dnsfail.test"))
+	g.Expect(k8sClient.Create(ctx, active)).To(Succeed())
+	g.Eventually(readyOf(active), timeout, poll).Should(Equal(pending))
+	srv.Set("_kurz-challenge."+string(active.Spec.Domain), dnsTypeTXT, active.Status.VerificationToken)
+	g.Eventually(readyOf(active), timeout, poll).Should(Equal(verified))
+	pendingDomain := newDomain(ns, "pending", host(t, "pending.dnsfail.test"))
+	g.Expect(k8sClient.Create(ctx, pendingDomain)).To(Succeed())
+	g.Eventually(readyOf(pendingDomain), timeout, poll).Should(Equal(pending))
+	for _, d := range []*kurzv1alpha1.Domain{active, pendingDomain} {
+		g.Eventually(func(g Gomega) *metav1.Time {
+			var cached kurzv1alpha1.Domain
+			g.Expect(mgr.GetClient().Get(ctx, client.ObjectKeyFromObject(d), &cached)).To(Succeed())
+			return cached.Status.LastCheckTime
+		}, timeout, poll).ShouldNot(BeNil())
 	}
-	_, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(d)})
-	g.Expect(err).To(MatchError(ContainSubstring("i/o timeout")))
-	g.Expect(writes.Load()).To(BeZero())
-	g.Expect(readyOf(d)(g)).To(Equal(verified))
+
+	verifier, err := dns.New(dns.Config{Server: silentDNS(t), Targets: []string{targetHost}, Timeout: 200 * time.Millisecond})
+	g.Expect(err).NotTo(HaveOccurred())
+	schedule := controllers.Schedule{Recheck: 3 * time.Hour, Backoff: 7 * time.Minute, BackoffMax: 7 * time.Minute}
+	later := time.Now().Add(24 * time.Hour) // every check is due
+	r := &controllers.DomainReconciler{
+		Client:   mgr.GetClient(),
+		Verifier: verifier,
+		Schedule: schedule,
+		Now:      func() time.Time { return later },
+	}
+
+	tests := []struct {
+		domain *kurzv1alpha1.Domain
+		phase  kurzv1alpha1.DomainPhase
+		after  time.Duration
+	}{
+		{active, kurzv1alpha1.DomainActive, schedule.Recheck},
+		{pendingDomain, kurzv1alpha1.DomainPending, schedule.BackoffMax},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.phase), func(t *testing.T) {
+			g := NewWithT(t)
+			res, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(tt.domain)})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(res.RequeueAfter).To(Equal(tt.after))
+
+			d := &kurzv1alpha1.Domain{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tt.domain), d)).To(Succeed())
+			g.Expect(d.Status.Phase).To(Equal(tt.phase))
+			g.Expect(d.Status.LastCheckTime.Time).To(Equal(later.Truncate(time.Second)))
+			if tt.phase == kurzv1alpha1.DomainActive {
+				// The live controller rechecks hourly: the message stays.
+				g.Expect(readyOf(d)(g)).To(Equal(verified))
+				msg := d.Status.Conditions[0].Message
+				g.Expect(msg).To(ContainSubstring("DNS check failed"))
+				g.Expect(msg).NotTo(ContainSubstring(d.Status.VerificationToken))
+				g.Expect(msg).NotTo(ContainSubstring("127.0.0.1"))
+			}
+		})
+	}
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"net"
+	"os"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -21,8 +24,8 @@ import (
 // namespace with d's hostname. It checks DNS only when a check is due, so a
 // reconcile caused by anything else changes nothing. lock reports that the
 // pass stamped timestamps or minted the token, which must be written under
-// an optimistic lock. On a failed DNS check d keeps its phase and the error
-// is returned (observedGeneration stays behind).
+// an optimistic lock. On a failed DNS check d keeps its phase and the check
+// is retried on schedule (observedGeneration stays behind).
 func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, now time.Time) (ctrl.Result, bool, error) {
 	lock := timestamps.StampDomain(d, now)
 	if d.Status.VerificationToken == "" {
@@ -52,17 +55,25 @@ func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain
 		return ctrl.Result{RequeueAfter: r.Schedule.nextCheck(d).Sub(now)}, lock, nil
 	}
 	res, err := r.Verifier.Verify(ctx, string(d.Spec.Domain), d.Status.VerificationToken)
-	if err != nil {
-		if d.Status.Phase != kurzv1alpha1.DomainActive {
-			d.Status.Phase = kurzv1alpha1.DomainPending
-			setDomainReady(d, kurzv1alpha1.ReasonVerificationPending, pendingMessage(d))
-		}
-		return ctrl.Result{}, lock, fmt.Errorf("verify %s: %w", d.Spec.Domain, err)
-	}
 	// Second precision is what the API stores; truncating keeps an
 	// unchanged result within the same second from being a write.
 	t := metav1.NewTime(now.Truncate(time.Second))
 	d.Status.LastCheckTime = &t
+	if err != nil {
+		// A failed check is a completed check: the next one follows the
+		// schedule. Returning the error instead would have the work queue
+		// retry at once, each retry holding a worker for the DNS timeout.
+		// A DNS outage proves nothing, so the phase stays; observedGeneration
+		// stays behind, so the next pass checks again whatever the schedule.
+		ctrl.LoggerFrom(ctx).Info("DNS check failed", "domain", d.Spec.Domain, "error", err.Error())
+		if d.Status.Phase == kurzv1alpha1.DomainActive {
+			setDomainReady(d, kurzv1alpha1.ReasonVerified, checkFailedMessage(err, "the domain stays Active"))
+		} else {
+			d.Status.Phase = kurzv1alpha1.DomainPending
+			setDomainReady(d, kurzv1alpha1.ReasonVerificationPending, checkFailedMessage(err, pendingMessage(d)))
+		}
+		return ctrl.Result{RequeueAfter: r.Schedule.interval(d)}, lock, nil
+	}
 	if res.Verified() {
 		d.Status.Phase = kurzv1alpha1.DomainActive
 		setDomainReady(d, kurzv1alpha1.ReasonVerified, verifiedMessage(d, res))
@@ -114,6 +125,18 @@ func verifiedMessage(d *kurzv1alpha1.Domain, res dns.Result) string {
 	default:
 		return fmt.Sprintf("%s resolves to the redirect target %s", d.Spec.Domain, res.Target)
 	}
+}
+
+// checkFailedMessage says a DNS check failed and why, briefly: the
+// resolver's error (server addresses, every name tried) goes to the log.
+func checkFailedMessage(err error, then string) string {
+	cause := "the DNS lookup failed"
+	if dnsErr := (*net.DNSError)(nil); errors.As(err, &dnsErr) && dnsErr.IsTimeout {
+		cause = "DNS did not answer in time"
+	} else if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		cause = "DNS did not answer in time"
+	}
+	return fmt.Sprintf("The last DNS check failed (%s), it is retried on schedule; %s", cause, then)
 }
 
 // claimedMessage never names another namespace's Domain.

@@ -37,17 +37,29 @@ func Start(tb testing.TB) *Server {
 	s.Addr = pc.LocalAddr().String()
 	s.udp = &dns.Server{PacketConn: pc, Handler: s}
 	s.tcp = &dns.Server{Listener: l, Handler: s}
+	// A server that fails to start never calls NotifyStartedFunc, so its
+	// error is waited for too; otherwise the test would hang.
 	started := make(chan struct{}, 2)
+	stopped := make(chan error, 2)
 	for _, srv := range []*dns.Server{s.udp, s.tcp} {
 		srv.NotifyStartedFunc = func() { started <- struct{}{} }
-		go func() { _ = srv.ActivateAndServe() }()
+		go func() { stopped <- srv.ActivateAndServe() }()
 	}
-	<-started
-	<-started
+	// Registered before waiting so a failed start still releases the port.
+	// Shutdown only stops a started server; closing is harmless after it.
 	tb.Cleanup(func() {
 		_ = s.udp.Shutdown()
 		_ = s.tcp.Shutdown()
+		_ = pc.Close()
+		_ = l.Close()
 	})
+	for range 2 {
+		select {
+		case <-started:
+		case err := <-stopped:
+			tb.Fatalf("dnstest: server on %s stopped before it started: %v", s.Addr, err)
+		}
+	}
 	return s
 }
 

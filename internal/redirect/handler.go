@@ -2,6 +2,7 @@ package redirect
 
 import (
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -28,6 +29,8 @@ type handler struct {
 	ix       *Index
 	status   int
 	password *passwords
+	// trustedProxies are the peers whose X-Forwarded-For names the visitor.
+	trustedProxies []netip.Prefix
 }
 
 // serve is the fasthttp handler.

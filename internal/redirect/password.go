@@ -70,7 +70,7 @@ func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []
 	// Every attempt takes its token before the slow check, so concurrent
 	// attempts cannot all pass a check of the count. A right password takes
 	// one too and refunds nothing: it sets a cookie, so it is not repeated.
-	limitKey := ctx.RemoteIP().String() + "\x00" + string(e.uid)
+	limitKey := h.clientKey(ctx) + "\x00" + string(e.uid)
 	if wait := p.take(limitKey, now); wait > 0 {
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		plain(ctx, http.StatusTooManyRequests)

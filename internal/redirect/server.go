@@ -42,7 +42,9 @@ func NewServer(o Options, ix *Index) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{o: o, ix: ix, handler: &handler{ix: ix, status: o.Status, password: newPasswords(key)}}, nil
+	return &Server{o: o, ix: ix, handler: &handler{
+		ix: ix, status: o.Status, password: newPasswords(key), trustedProxies: o.TrustedProxies,
+	}}, nil
 }
 
 // NeedLeaderElection is false: every replica serves redirects.

@@ -13,6 +13,11 @@
 // a random key, and a visitor whose next request lands on another replica (or
 // comes after a restart) is asked for the password again. The cookie binds the
 // link's uid and password hash, so changing the password logs everyone out.
+//
+// Password attempts are limited per visitor and link (a burst, then one per
+// period; IPv6 visitors by their /64). Behind an ingress the TCP peer is the
+// ingress: list its networks in --redirect-trusted-proxies so the visitor is
+// read from X-Forwarded-For, or every visitor shares the ingress's bucket.
 package redirect
 
 import (
@@ -23,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -46,6 +52,12 @@ type Options struct {
 	ClickFlushInterval time.Duration
 	// ClickFlushQPS bounds the rate of click status writes of this replica.
 	ClickFlushQPS float64
+	// TrustedProxies are the networks of the proxies in front of the server
+	// (an ingress): when the TCP peer is in one, the visitor's address for
+	// password rate limits is the right-most untrusted address of
+	// X-Forwarded-For. Empty: the peer is the visitor, X-Forwarded-For is
+	// ignored (anyone could forge it).
+	TrustedProxies []netip.Prefix
 	// ShutdownTimeout bounds the graceful shutdown of the listener and the
 	// final click flush (each).
 	ShutdownTimeout time.Duration
@@ -70,6 +82,11 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.CookieSecretFile, "redirect-cookie-secret-file", o.CookieSecretFile, "File holding the password cookie secret (overrides --redirect-cookie-secret).")
 	fs.DurationVar(&o.ClickFlushInterval, "click-flush-interval", o.ClickFlushInterval, "How often counted clicks are written to the Links' status.")
 	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
+	fs.Func("redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).", func(s string) error {
+		p, err := ParseTrustedProxies(s)
+		o.TrustedProxies = p
+		return err
+	})
 	fs.DurationVar(&o.ShutdownTimeout, "redirect-shutdown-timeout", o.ShutdownTimeout, "Time allowed to drain connections, and then to flush clicks, on shutdown.")
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kurz-dev/kurz/config"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
@@ -142,4 +144,21 @@ func applyRBAC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUserRolesDoNotAggregateIntoView guards the embedded user roles: the
+// built-in `view` role must not gain kurz-viewer, because Links carry
+// password hashes (as `view` leaves out Secrets); `edit` gains kurz-editor.
+// envtest runs no role aggregation controller, so the labels are checked.
+func TestUserRolesDoNotAggregateIntoView(t *testing.T) {
+	g := NewWithT(t)
+	aggregatesTo := map[string][]string{}
+	for _, o := range decodeAll(t, bytes.NewReader(config.UserRoles)) {
+		for label, value := range o.GetLabels() {
+			if role, ok := strings.CutPrefix(label, "rbac.authorization.k8s.io/aggregate-to-"); ok && value == "true" {
+				aggregatesTo[o.GetName()] = append(aggregatesTo[o.GetName()], role)
+			}
+		}
+	}
+	g.Expect(aggregatesTo).To(Equal(map[string][]string{"kurz-editor": {"edit"}}))
 }

@@ -79,16 +79,22 @@ func (f *flusher) run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			f.flush(ctx)
+			f.flush(ctx, false)
 		}
 	}
 }
 
 // flush writes one status patch per clicked Link. Counts it could not write
 // (API unreachable, ctx done) stay queued for the next flush.
-func (f *flusher) flush(ctx context.Context) (written, failed int) {
+//
+// The final flush (final) has no next one: it skips the QPS limiter, whose
+// Wait fails at once when the wait would pass ctx's deadline, so that only
+// the deadline can stop it; what it cannot write is lost, and logged as an
+// error with its count.
+func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 	log := ctrl.LoggerFrom(ctx).WithName("clicks")
 	batch := f.q.take()
+	var dropped int64
 	for i, c := range batch {
 		// Unqueue before taking the count: a click racing with us queues the
 		// counter again, and at worst the next flush finds nothing to write.
@@ -97,17 +103,19 @@ func (f *flusher) flush(ctx context.Context) (written, failed int) {
 		if delta == 0 {
 			continue
 		}
-		if err := f.limiter.Wait(ctx); err != nil {
-			c.requeue(delta, last)
-			for _, rest := range batch[i+1:] {
-				rest.queued.Store(false)
-				if d := rest.n.Swap(0); d != 0 {
-					rest.requeue(d, rest.last.Load())
+		if !final {
+			if err := f.limiter.Wait(ctx); err != nil {
+				c.requeue(delta, last)
+				for _, rest := range batch[i+1:] {
+					rest.queued.Store(false)
+					if d := rest.n.Swap(0); d != 0 {
+						rest.requeue(d, rest.last.Load())
+					}
 				}
+				failed += len(batch) - i
+				flushFailures.Add(float64(len(batch) - i))
+				return written, failed
 			}
-			failed += len(batch) - i
-			flushFailures.Add(float64(len(batch) - i))
-			return written, failed
 		}
 		err := f.write(ctx, c, delta, last)
 		switch {
@@ -120,12 +128,20 @@ func (f *flusher) flush(ctx context.Context) (written, failed int) {
 		default:
 			failed++
 			flushFailures.Inc()
+			link := types.NamespacedName{Namespace: c.namespace, Name: c.name}
+			if final {
+				dropped += delta
+				log.V(1).Info("final click flush failed", "link", link, "clicks", delta, "error", err.Error())
+				continue
+			}
 			c.requeue(delta, last)
-			log.V(1).Info("click flush failed; kept for the next flush",
-				"link", types.NamespacedName{Namespace: c.namespace, Name: c.name}, "clicks", delta, "error", err.Error())
+			log.V(1).Info("click flush failed; kept for the next flush", "link", link, "clicks", delta, "error", err.Error())
 		}
 	}
-	if failed > 0 {
+	switch {
+	case failed > 0 && final:
+		log.Error(nil, "click counts lost: the final flush could not write them (API server unreachable, or the shutdown timeout passed)", "clicks", dropped, "links", failed)
+	case failed > 0:
 		log.Info("some click counts could not be written; they are kept for the next flush", "links", failed)
 	}
 	return written, failed

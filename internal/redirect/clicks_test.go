@@ -2,12 +2,14 @@ package redirect
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
@@ -78,6 +80,41 @@ func TestFinalFlushOnShutdown(t *testing.T) {
 	g.Expect(clicksOf(t, ns, "l")).To(BeZero())
 	ts.stop() // returns once the manager (and so the final flush) is done
 	g.Expect(clicksOf(t, ns, "l")).To(Equal(int64(7)))
+}
+
+// TestFinalFlushManyLinks: the final flush writes every clicked link, however
+// low --click-flush-qps is; the QPS limiter would have let only about
+// burst+qps*timeout of them through before the deadline.
+func TestFinalFlushManyLinks(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	createDomain(t, ns, "d", "finalmany.test", nil)
+	const links = 300
+	for i := range links {
+		createLink(t, ns, fmt.Sprintf("l%d", i), "finalmany.test", fmt.Sprintf("k%d", i), "https://dest.example/", nil)
+	}
+	o := testOptions()
+	o.ClickFlushInterval = time.Hour // only the final flush writes
+	o.ClickFlushQPS = 5
+	o.ShutdownTimeout = 15 * time.Second // 5 + 5*15 = 80 links at 5 QPS
+	ts := startServer(t, o)
+	last := fmt.Sprintf("/k%d", links-1)
+	g.Eventually(func() int { return do(t, "HEAD", ts.base, "finalmany.test", last, nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+	for i := range links {
+		g.Expect(do(t, "GET", ts.base, "finalmany.test", fmt.Sprintf("/k%d", i), nil).status).To(Equal(http.StatusFound))
+	}
+	ts.stop() // returns once the manager (and so the final flush) is done
+
+	var list kurzv1alpha1.LinkList
+	g.Expect(k8s.List(context.Background(), &list, client.InNamespace(ns))).To(Succeed())
+	g.Expect(list.Items).To(HaveLen(links))
+	unwritten := 0
+	for _, l := range list.Items {
+		if l.Status.Clicks != 1 {
+			unwritten++
+		}
+	}
+	g.Expect(unwritten).To(BeZero(), "links whose click the final flush lost")
 }
 
 func TestAPIServerOutage(t *testing.T) {

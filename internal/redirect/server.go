@@ -138,7 +138,7 @@ func (s *Server) Start(ctx context.Context) error {
 
 	if s.flusher != nil {
 		finalCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.ShutdownTimeout)
-		written, failed := s.flusher.flush(finalCtx)
+		written, failed := s.flusher.flush(finalCtx, true)
 		cancel()
 		log.Info("final click flush", "links", written, "failed", failed)
 	}

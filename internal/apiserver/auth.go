@@ -54,15 +54,45 @@ func newAuthenticator(c client.Client, ttl time.Duration) *authenticator {
 	}
 }
 
-// bearerToken returns the token of an "Authorization: Bearer" header.
+// bearerToken returns the token of an "Authorization: Bearer" header when
+// it has the shape of a JWT (three base64url segments), as every Kubernetes
+// ServiceAccount token has. Anything else is refused here, without a
+// TokenReview: garbage costs kube-apiserver nothing, and variants of a real
+// token with text appended (which a TokenReview may still accept) cannot mint
+// fresh rate-limit buckets or cache entries.
 func bearerToken(r *http.Request) (string, bool) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return "", false
 	}
 	token = strings.TrimSpace(token)
-	return token, token != ""
+	return token, isJWT(token)
 }
+
+// isJWT reports whether s is three non-empty base64url segments joined by dots.
+func isJWT(s string) bool {
+	if len(s) > maxTokenLength {
+		return false
+	}
+	segments := strings.Split(s, ".")
+	if len(segments) != 3 {
+		return false
+	}
+	for _, seg := range segments {
+		if seg == "" || strings.IndexFunc(seg, notBase64URL) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func notBase64URL(r rune) bool {
+	return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+}
+
+// maxTokenLength bounds what is hashed and sent for review; ServiceAccount
+// tokens are about a kilobyte.
+const maxTokenLength = 16 << 10
 
 func hashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))

@@ -44,7 +44,7 @@ const (
 	benchLinks = 100_000
 	benchBatch = 2000
 	benchNS    = "bench"
-	benchToken = "bench-token"
+	benchToken = "bench.token.jwt"
 )
 
 var (

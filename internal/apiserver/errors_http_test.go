@@ -148,6 +148,10 @@ func TestRequestErrors(t *testing.T) {
 		{"wrong method on a collection", w.editor, "DELETE", "/api/v1/domains", nil, 405, "The DELETE method is not supported for route api/v1/domains. Supported methods: GET, HEAD, POST."},
 		{"no token", &apiClient{t: t, base: baseURL}, "GET", "/api/v1/links", nil, 401, "Unauthenticated."},
 		{"bad token", &apiClient{t: t, base: baseURL, token: "not-a-token"}, "GET", "/api/v1/links", nil, 401, "Unauthenticated."},
+		{"JWT-shaped but unknown token", &apiClient{t: t, base: baseURL, token: "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.c2ln"}, "GET", "/api/v1/links", nil, 401, "Unauthenticated."},
+		// kube-apiserver may accept a token with text after it; kurz must
+		// not, or every suffix would be a fresh rate-limit bucket.
+		{"real token with a suffix", &apiClient{t: t, base: baseURL, token: w.editor.token + " x1"}, "GET", "/api/v1/links", nil, 401, "Unauthenticated."},
 		{"viewer creates", w.viewer, "POST", "/api/v1/links", map[string]any{}, 403, "This action is unauthorized."},
 		{"viewer updates", w.viewer, "PUT", "/api/v1/links/" + id, map[string]any{}, 403, "This action is unauthorized."},
 		{"viewer deletes", w.viewer, "DELETE", "/api/v1/links/" + id, nil, 403, "This action is unauthorized."},

@@ -60,10 +60,12 @@ func TestLinkValidation(t *testing.T) {
 		{"password too long", valid(map[string]any{"password": strings.Repeat("p", 73)}), "password", "The password field must not be greater than 72 bytes."},
 		{"password not a string", valid(map[string]any{"password": true}), "password", "The password field must be a string."},
 		{"expires_at not a date", valid(map[string]any{"expires_at": "next tuesday"}), "expires_at", "The expires at field must be a valid date."},
+		{"expires_at in year 1 (stored as null)", valid(map[string]any{"expires_at": "0001-01-01T00:00:00Z"}), "expires_at", "The expires at field must be a valid date."},
 		{"expired_redirect_url file", valid(map[string]any{"expired_redirect_url": "file:///etc/passwd"}), "expired_redirect_url", "The expired redirect url field must be an absolute http or https URL with a host."},
 		{"tags not an array", valid(map[string]any{"tags": "sale"}), "tags", "The tags field must be an array."},
 		{"tag not a string", valid(map[string]any{"tags": []any{"ok", 7}}), "tags.1", "The tags.1 field must be a string."},
 		{"tag too long", valid(map[string]any{"tags": []string{strings.Repeat("t", 65)}}), "tags.0", "The tags.0 field must not be greater than 64 characters."},
+		{"bad tag after a repeat keeps its index", valid(map[string]any{"tags": []string{"a", "a", ""}}), "tags.2", "The tags.2 field must not be empty."},
 		{"too many tags", valid(map[string]any{"tags": manyTags(33)}), "tags", "The tags field must not have more than 32 items."},
 	}
 	for _, tt := range tests {
@@ -139,6 +141,8 @@ func TestRequestErrors(t *testing.T) {
 		{"JSON array body", w.editor, "POST", "/api/v1/links", `["key"]`, 400, "The request body must be a JSON object."},
 		{"malformed JSON on update", w.editor, "PUT", "/api/v1/links/" + id, `{,}`, 400, "The request body is not valid JSON."},
 		{"malformed JSON on domains", w.editor, "POST", "/api/v1/domains", `nope`, 400, "The request body is not valid JSON."},
+		{"invalid UTF-8", w.editor, "POST", "/api/v1/links", "{\"key\": \"a\xff\xfe\"}", 400, "The request body is not valid JSON."},
+		{"unclean path", w.editor, "GET", "/api/v1//links", nil, 404, "The route api/v1//links could not be found."},
 		{"body over 64 KiB", w.editor, "POST", "/api/v1/links", `{"key":"` + strings.Repeat("a", 64<<10) + `"}`, 413, "The request body must not be larger than 64 KiB."},
 		{"unknown id", w.editor, "GET", "/api/v1/links/00000000-0000-0000-0000-000000000000", nil, 404, "Link not found."},
 		{"unknown domain id", w.editor, "DELETE", "/api/v1/domains/nope", nil, 404, "Domain not found."},

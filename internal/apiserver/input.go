@@ -123,7 +123,10 @@ func (f *form) date(field string) optional[time.Time] {
 		return optional[time.Time]{present: o.present}
 	}
 	for _, layout := range dateFormats {
-		if t, err := time.Parse(layout, *o.value); err == nil {
+		// Kubernetes stores a zero time as null, and years before 1970 or
+		// after 9999 are no expiry anyone means: refuse them rather than
+		// drop or mangle them.
+		if t, err := time.Parse(layout, *o.value); err == nil && t.Year() >= 1970 && t.Year() <= 9999 {
 			t = t.UTC()
 			return optional[time.Time]{present: true, value: &t}
 		}

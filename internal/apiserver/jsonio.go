@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"unicode/utf8"
 )
 
 // writeJSON answers status with v as JSON.
@@ -59,7 +60,9 @@ func parseObject(b []byte) (map[string]json.RawMessage, error) {
 	if len(b) == 0 {
 		return map[string]json.RawMessage{}, nil
 	}
-	if !json.Valid(b) {
+	// JSON text is UTF-8; encoding/json would quietly turn invalid bytes
+	// into U+FFFD and store something the client never sent.
+	if !utf8.Valid(b) || !json.Valid(b) {
 		return nil, errMalformedJSON
 	}
 	if b[0] != '{' {

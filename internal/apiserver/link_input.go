@@ -66,12 +66,14 @@ func decodeLinkInput(raw map[string]json.RawMessage) (linkInput, error) {
 	f.check("expired_redirect_url", in.expiredRedirectURL.value, validation.URL)
 	in.tags = f.stringList("tags")
 	if tags := in.tags.value; tags != nil {
-		*tags = dedupe(*tags)
+		// Errors name the element as the client sent it, so check before
+		// the repeats are dropped.
 		for i, t := range *tags {
 			if msg := validation.Tag(t); msg != "" {
 				f.fail("tags."+strconv.Itoa(i), msg)
 			}
 		}
+		*tags = dedupe(*tags)
 		if msg := validation.Tags(*tags); msg != "" {
 			f.fail("tags", msg)
 		}

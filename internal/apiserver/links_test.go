@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,8 @@ func TestLinkLifecycle(t *testing.T) {
 	shown := w.editor.do("GET", "/api/v1/links/"+id, nil)
 	g.Expect(shown.status).To(Equal(http.StatusOK), "%s", shown)
 	g.Expect(shown.body).To(Equal(created))
+	upper := w.editor.do("GET", "/api/v1/links/"+strings.ToUpper(id), nil)
+	g.Expect(upper.body).To(Equal(created), "ids are UUIDs: case does not matter")
 	list := w.viewer.do("GET", "/api/v1/links", nil)
 	g.Expect(list.status).To(Equal(http.StatusOK))
 	g.Expect(list.body["data"]).To(ConsistOf(created))

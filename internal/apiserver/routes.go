@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 	"net/http"
+	"path"
 	"strings"
 )
 
@@ -69,28 +70,27 @@ func jsonFallback(mux *http.ServeMux) http.Handler {
 		h, _ := mux.Handler(r)
 		rec := &headerRecorder{header: http.Header{}}
 		h.ServeHTTP(rec, r)
-		path := strings.TrimPrefix(r.URL.Path, "/")
-		if path == "" {
-			path = "/"
+		route := strings.TrimPrefix(r.URL.Path, "/")
+		if route == "" {
+			route = "/"
 		}
 		switch rec.status {
 		case http.StatusMethodNotAllowed:
 			allow := rec.header.Get("Allow")
 			w.Header().Set("Allow", allow)
 			writeError(w, r, newError(http.StatusMethodNotAllowed, fmt.Sprintf(
-				"The %s method is not supported for route %s. Supported methods: %s.", r.Method, path, allow)))
-		case http.StatusNotFound:
-			writeError(w, r, newError(http.StatusNotFound, fmt.Sprintf("The route %s could not be found.", path)))
-		default:
-			// A redirect to the cleaned path ("/api//v1" -> "/api/v1").
-			for k, v := range rec.header {
-				w.Header()[k] = v
-			}
-			w.WriteHeader(rec.status)
-			_, _ = w.Write(rec.body)
+				"The %s method is not supported for route %s. Supported methods: %s.", r.Method, route, allow)))
+		default: // not found, or a redirect of an unclean path
+			writeError(w, r, newError(http.StatusNotFound, fmt.Sprintf("The route %s could not be found.", route)))
 		}
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The mux would redirect unclean paths ("/api//v1", "/a/../b")
+		// with an HTML body; an API client gets a JSON 404 instead.
+		if p := r.URL.Path; p != "" && path.Clean(p) != p {
+			unmatched.ServeHTTP(w, r)
+			return
+		}
 		if _, pattern := mux.Handler(r); pattern != "" {
 			mux.ServeHTTP(w, r)
 			return
@@ -103,7 +103,6 @@ func jsonFallback(mux *http.ServeMux) http.Handler {
 type headerRecorder struct {
 	header http.Header
 	status int
-	body   []byte
 }
 
 func (h *headerRecorder) Header() http.Header { return h.header }
@@ -116,6 +115,5 @@ func (h *headerRecorder) Write(b []byte) (int, error) {
 	if h.status == 0 {
 		h.status = http.StatusOK
 	}
-	h.body = append(h.body, b...)
-	return len(b), nil
+	return len(b), nil // the mux's own plain-text body is replaced
 }

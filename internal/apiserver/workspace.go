@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,7 +28,7 @@ func (s *server) workspaceID(ctx context.Context, c *caller) (string, error) {
 // "not found": a caller never learns what exists elsewhere.
 func (s *server) findLink(ctx context.Context, c *caller, id string) (*kurzv1alpha1.Link, error) {
 	var list kurzv1alpha1.LinkList
-	if err := s.client.List(ctx, &list, client.InNamespace(c.workspace), client.MatchingFields{fieldindex.UID: id}); err != nil {
+	if err := s.client.List(ctx, &list, client.InNamespace(c.workspace), client.MatchingFields{fieldindex.UID: canonicalID(id)}); err != nil {
 		return nil, fmt.Errorf("find link: %w", err)
 	}
 	for i := range list.Items {
@@ -41,7 +42,7 @@ func (s *server) findLink(ctx context.Context, c *caller, id string) (*kurzv1alp
 // findDomain is findLink for Domains.
 func (s *server) findDomain(ctx context.Context, c *caller, id string) (*kurzv1alpha1.Domain, error) {
 	var list kurzv1alpha1.DomainList
-	if err := s.client.List(ctx, &list, client.InNamespace(c.workspace), client.MatchingFields{fieldindex.UID: id}); err != nil {
+	if err := s.client.List(ctx, &list, client.InNamespace(c.workspace), client.MatchingFields{fieldindex.UID: canonicalID(id)}); err != nil {
 		return nil, fmt.Errorf("find domain: %w", err)
 	}
 	for i := range list.Items {
@@ -87,3 +88,7 @@ func domainCreatedAt(d *kurzv1alpha1.Domain) time.Time {
 	}
 	return d.CreationTimestamp.Time
 }
+
+// canonicalID is the form object uids are stored in: UUIDs compare without
+// regard to case, Kubernetes writes them in lowercase.
+func canonicalID(id string) string { return strings.ToLower(id) }

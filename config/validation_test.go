@@ -31,6 +31,8 @@ var badObjects = []badObject{
 	{"file URL", "Link", `{domain: go.example.com, key: a, url: "file:///etc/passwd"}`, "spec.url", "absolute http or https URL"},
 	{"ftp URL", "Link", `{domain: go.example.com, key: a, url: "ftp://example.com/x"}`, "spec.url", "absolute http or https URL"},
 	{"relative URL", "Link", `{domain: go.example.com, key: a, url: "/just/a/path"}`, "spec.url", "absolute http or https URL"},
+	{"URL with a space", "Link", `{domain: go.example.com, key: a, url: "https://example.com/a b"}`, "spec.url", "spaces or control characters"},
+	{"URL with a line separator", "Link", "{domain: go.example.com, key: a, url: \"https://example.com/a\u2028b\"}", "spec.url", "spaces or control characters"},
 	{"URL with user-info", "Link", `{domain: go.example.com, key: a, url: "https://user:secret@example.com/"}`, "spec.url", "user-info"},
 	{"URL too long", "Link", `{domain: go.example.com, key: a, url: "https://example.com/` + strings.Repeat("a", v1alpha1.URLMaxLength) + `"}`, "spec.url", "Too long"},
 	{"key too long", "Link", `{domain: go.example.com, url: "https://example.com/", key: ` + strings.Repeat("k", v1alpha1.KeyMaxLength+1) + `}`, "spec.key", "Too long"},

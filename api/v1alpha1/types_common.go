@@ -1,13 +1,15 @@
 package v1alpha1
 
 // URL is an absolute http or https URL with a host and no user-info. The CEL
-// rules refuse javascript:, data:, file: and every other scheme, and URLs that
-// smuggle credentials ("https://user:pass@host/").
+// rules refuse javascript:, data:, file: and every other scheme, URLs that
+// smuggle credentials ("https://user:pass@host/"), and whitespace or control
+// characters, which would reach a Location header raw.
 //
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=2048
 // +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && size(url(self).getHostname()) > 0",message="must be an absolute http or https URL with a host"
 // +kubebuilder:validation:XValidation:rule="!self.matches('^[^/?#]*//[^/?#]*@')",message="must not contain user-info (user:password@)"
+// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\p{Z}\\\\p{C}]')",message="must not contain spaces or control characters (percent-encode them)"
 type URL string
 
 // Hostname is a lowercase DNS name: labels of 1-63 letters, digits and inner

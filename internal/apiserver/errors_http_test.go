@@ -50,6 +50,7 @@ func TestLinkValidation(t *testing.T) {
 		{"missing url", valid(map[string]any{"url": "<absent>"}), "url", "The url field is required."},
 		{"url javascript", valid(map[string]any{"url": "javascript:alert(1)"}), "url", "The url field must be an absolute http or https URL with a host."},
 		{"url user-info", valid(map[string]any{"url": "https://u:p@example.com"}), "url", "The url field must not contain user-info (user:password@)."},
+		{"url with a space", valid(map[string]any{"url": "https://example.com/a b"}), "url", "The url field must not contain spaces or control characters (percent-encode them)."},
 		{"url too long", valid(map[string]any{"url": "https://e.com/" + strings.Repeat("a", 2048)}), "url", "The url field must not be greater than 2048 characters."},
 		{"ios data", valid(map[string]any{"ios": "data:,x"}), "ios", "The ios field must be an absolute http or https URL with a host."},
 		{"android number", valid(map[string]any{"android": 3}), "android", "The android field must be a string."},

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -50,6 +51,9 @@ func length(s string, max int) string {
 func URL(s string) string {
 	if msg := length(s, kurzv1alpha1.URLMaxLength); msg != "" {
 		return msg
+	}
+	if strings.IndexFunc(s, spaceOrControl) >= 0 {
+		return "must not contain spaces or control characters (percent-encode them)"
 	}
 	if _, err := url.ParseRequestURI(s); err != nil {
 		return "must be an absolute http or https URL with a host"
@@ -163,4 +167,10 @@ func NormalizeHostname(s string) string {
 		return ascii
 	}
 	return strings.ToLower(s)
+}
+
+// spaceOrControl mirrors the CEL rule [\s\p{Z}\p{C}] of the URL type: such
+// characters would reach a Location header raw.
+func spaceOrControl(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Z, unicode.C)
 }

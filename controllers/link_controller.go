@@ -108,7 +108,7 @@ func (r *LinkReconciler) lookup(ctx context.Context, link *kurzv1alpha1.Link) (l
 	}
 	var peers kurzv1alpha1.LinkList
 	if err := r.List(ctx, &peers, client.InNamespace(link.Namespace),
-		client.MatchingFields{linkDomainKeyIndex: domainKey(link)}); err != nil {
+		client.MatchingFields{fieldindex.DomainKey: domainKey(link)}); err != nil {
 		return linkInputs{}, fmt.Errorf("list Links of %s: %w", domainKey(link), err)
 	}
 	return linkInputs{domains: domains.Items, peers: peers.Items}, nil

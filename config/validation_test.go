@@ -46,6 +46,7 @@ var badObjects = []badObject{
 	{"hostname with leading hyphen", "Domain", `{domain: -bad.example.com}`, "spec.domain", "lowercase hostname"},
 	{"hostname label over 63", "Domain", `{domain: ` + strings.Repeat("a", 64) + `.com}`, "spec.domain", "lowercase hostname"},
 	{"hostname with a port", "Domain", `{domain: "example.com:8080"}`, "spec.domain", "lowercase hostname"},
+	{"IP address as hostname", "Domain", `{domain: "10.0.0.1"}`, "spec.domain", "not an IP address"},
 	{"missing hostname", "Domain", `{notFoundURL: "https://example.com/"}`, "spec.domain", "Required value"},
 	{"negative externalID", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", externalID: -1}`, "spec.externalID", "greater than or equal to 0"},
 	{"expiresAt not a date", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", expiresAt: "next tuesday"}`, "spec.expiresAt", "date-time"},

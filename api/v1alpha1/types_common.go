@@ -19,4 +19,5 @@ type URL string
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=253
 // +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?([.][a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$')",message="must be a lowercase hostname of valid DNS labels (letters, digits and '-', separated by dots)"
+// +kubebuilder:validation:XValidation:rule="!self.matches('(^|[.])[0-9]+$')",message="must be a domain name, not an IP address (a top-level label is never all digits)"
 type Hostname string

@@ -19,6 +19,9 @@ var (
 	userInfoPattern = regexp.MustCompile(`^[^/?#]*//[^/?#]*@`)
 	// bcryptPattern is the CEL rule of spec.passwordHash. The cost is limited
 	// to 04..14: higher costs make each check take seconds to days of CPU.
+	// numericTLD is the second CEL rule of the Hostname type: no top-level
+	// label is all digits, so "10.0.0.1" is an address, not a domain.
+	numericTLD    = regexp.MustCompile(`(^|[.])[0-9]+$`)
 	bcryptPattern = regexp.MustCompile(`^[$]2[aby]?[$](0[4-9]|1[0-4])[$][./A-Za-z0-9]{53}$`)
 )
 
@@ -88,6 +91,9 @@ func Hostname(s string) string {
 	}
 	if !hostnamePattern.MatchString(s) {
 		return "must be a valid domain name"
+	}
+	if numericTLD.MatchString(s) {
+		return "must be a domain name, not an IP address"
 	}
 	return ""
 }

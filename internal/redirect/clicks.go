@@ -56,17 +56,31 @@ func (c *counter) requeue(delta, last int64) {
 // past it, the counts wait for the next flush.
 const maxConflictRetries = 5
 
-// flusher writes counted clicks to the Links' status.
+// flusher writes counted clicks to the Links' status. Its flushes run one at
+// a time (the periodic ones, then the final one), never concurrently.
 type flusher struct {
 	q       *clickQueue
 	cached  client.Client // reads from the informer cache, writes to the API
 	live    client.Reader // reads from the API, after a conflict
 	limiter *rate.Limiter
+	// unsure holds, per Link uid, the click patch whose outcome is unknown;
+	// the next flush of the Link settles it first.
+	unsure map[types.UID]unsureWrite
+}
+
+// unsureWrite is a click patch that failed without saying whether the API
+// server applied it (a timeout, a dropped connection, a 5xx).
+type unsureWrite struct {
+	delta  int64 // the clicks it added
+	clicks int64 // the status.clicks it set
 }
 
 func newFlusher(q *clickQueue, c client.Client, live client.Reader, qps float64) *flusher {
 	burst := max(int(qps), 1)
-	return &flusher{q: q, cached: c, live: live, limiter: rate.NewLimiter(rate.Limit(qps), burst)}
+	return &flusher{
+		q: q, cached: c, live: live, limiter: rate.NewLimiter(rate.Limit(qps), burst),
+		unsure: map[types.UID]unsureWrite{},
+	}
 }
 
 // run flushes every interval until ctx is done. The final flush is the
@@ -100,7 +114,8 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 		// counter again, and at worst the next flush finds nothing to write.
 		c.queued.Store(false)
 		delta, last := c.n.Swap(0), c.last.Load()
-		if delta == 0 {
+		_, unsure := f.unsure[c.uid]
+		if delta == 0 && !unsure {
 			continue
 		}
 		if !final {
@@ -108,7 +123,8 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 				c.requeue(delta, last)
 				for _, rest := range batch[i+1:] {
 					rest.queued.Store(false)
-					if d := rest.n.Swap(0); d != 0 {
+					_, restUnsure := f.unsure[rest.uid]
+					if d := rest.n.Swap(0); d != 0 || restUnsure {
 						rest.requeue(d, rest.last.Load())
 					}
 				}
@@ -117,7 +133,8 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 				return written, failed
 			}
 		}
-		err := f.write(ctx, c, delta, last)
+		pending, err := f.settleAndWrite(ctx, c, delta, last)
+		link := types.NamespacedName{Namespace: c.namespace, Name: c.name}
 		switch {
 		case err == nil:
 			written++
@@ -125,17 +142,16 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 		case errors.Is(err, errLinkGone):
 			// Deleted (or recreated under the same name): nobody can hold
 			// these clicks any more.
+		case final:
+			failed++
+			flushFailures.Inc()
+			dropped += pending + f.unsure[c.uid].delta // an unsure write may have landed; counted as lost
+			log.V(1).Info("final click flush failed", "link", link, "clicks", pending, "error", err.Error())
 		default:
 			failed++
 			flushFailures.Inc()
-			link := types.NamespacedName{Namespace: c.namespace, Name: c.name}
-			if final {
-				dropped += delta
-				log.V(1).Info("final click flush failed", "link", link, "clicks", delta, "error", err.Error())
-				continue
-			}
-			c.requeue(delta, last)
-			log.V(1).Info("click flush failed; kept for the next flush", "link", link, "clicks", delta, "error", err.Error())
+			c.requeue(pending, last) // queued even when 0, to settle an unsure write
+			log.V(1).Info("click flush failed; kept for the next flush", "link", link, "clicks", pending, "error", err.Error())
 		}
 	}
 	switch {
@@ -145,6 +161,40 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 		log.Info("some click counts could not be written; they are kept for the next flush", "links", failed)
 	}
 	return written, failed
+}
+
+// settleAndWrite writes delta new clicks of c, after settling the Link's
+// unsure write if it has one: a live read tells whether that patch was
+// applied (status.clicks is what it set) or must be written again. A write
+// whose outcome is unknown becomes the new unsure write. On error, pending is
+// the count that is neither stored nor held as unsure: the caller keeps it.
+func (f *flusher) settleAndWrite(ctx context.Context, c *counter, delta, last int64) (pending int64, err error) {
+	if u, ok := f.unsure[c.uid]; ok {
+		var l kurzv1alpha1.Link
+		err := f.live.Get(ctx, types.NamespacedName{Namespace: c.namespace, Name: c.name}, &l)
+		switch {
+		case apierrors.IsNotFound(err) || (err == nil && l.UID != c.uid):
+			delete(f.unsure, c.uid)
+			return 0, errLinkGone
+		case err != nil:
+			return delta, fmt.Errorf("read link to settle an unknown click write: %w", err)
+		}
+		delete(f.unsure, c.uid)
+		// Applied: the clicks are those it set. Another replica's write since
+		// can hide it, and then it is counted again (see the package doc).
+		if l.Status.Clicks != u.clicks {
+			delta += u.delta
+		}
+	}
+	if delta == 0 {
+		return 0, nil
+	}
+	err = f.write(ctx, c, delta, last)
+	if uo, ok := errors.AsType[*unknownOutcome](err); ok {
+		f.unsure[c.uid] = unsureWrite{delta: delta, clicks: uo.clicks}
+		return 0, err
+	}
+	return delta, err
 }
 
 var errLinkGone = errors.New("link no longer exists")
@@ -197,8 +247,32 @@ func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) erro
 			return errLinkGone
 		case apierrors.IsConflict(err) && attempt < maxConflictRetries:
 			reader = f.live
-		default:
+		case rejected(err):
 			return fmt.Errorf("patch link status: %w", err)
+		default:
+			return &unknownOutcome{clicks: p.Status.Clicks, err: err}
 		}
 	}
+}
+
+// unknownOutcome is a patch error that does not say whether the API server
+// applied the patch.
+type unknownOutcome struct {
+	clicks int64 // the status.clicks the patch set
+	err    error
+}
+
+func (e *unknownOutcome) Error() string {
+	return "patch link status (outcome unknown): " + e.err.Error()
+}
+
+func (e *unknownOutcome) Unwrap() error { return e.err }
+
+// rejected reports whether err is the API server refusing a request, so the
+// request certainly changed nothing.
+func rejected(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsInvalid(err) ||
+		apierrors.IsBadRequest(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) ||
+		apierrors.IsTooManyRequests(err) || apierrors.IsMethodNotSupported(err) ||
+		apierrors.IsRequestEntityTooLargeError(err) || apierrors.IsGone(err)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -150,4 +152,94 @@ func TestAPIServerOutage(t *testing.T) {
 		return l.Status.Clicks
 	}, 60*time.Second, 200*time.Millisecond).Should(Equal(int64(41)))
 	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, time.Second).Should(Equal(int64(41)))
+}
+
+// flakyStatus wraps a client so the next status patch fails as a timeout
+// would, after (applied) or without reaching the API server.
+type flakyStatus struct {
+	client.Client
+	mu            sync.Mutex
+	fail, applied bool
+}
+
+func (f *flakyStatus) failNext(applied bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail, f.applied = true, applied
+}
+
+func (f *flakyStatus) Status() client.SubResourceWriter {
+	return flakyWriter{f.Client.Status(), f}
+}
+
+type flakyWriter struct {
+	client.SubResourceWriter
+	f *flakyStatus
+}
+
+func (w flakyWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	w.f.mu.Lock()
+	fail, applied := w.f.fail, w.f.applied
+	w.f.fail = false
+	w.f.mu.Unlock()
+	if !fail {
+		return w.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+	}
+	if applied {
+		if err := w.SubResourceWriter.Patch(ctx, obj, patch, opts...); err != nil {
+			return err
+		}
+	}
+	return &url.Error{Op: "Patch", URL: "https://kube-apiserver/", Err: context.DeadlineExceeded}
+}
+
+// TestUnknownOutcomeNotCountedTwice: a click patch that timed out after the
+// API server applied it is not added again by the next flush; one that never
+// arrived is.
+func TestUnknownOutcomeNotCountedTwice(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	for _, tt := range []struct {
+		name    string
+		applied bool
+	}{{"applied", true}, {"not applied", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			name := strings.ReplaceAll(tt.name, " ", "-")
+			l := createLink(t, ns, name, "unsure.test", name, "https://dest.example/", nil)
+			// A status write by someone else (a controller) between the two
+			// flushes changes resourceVersion, not the clicks.
+			q := &clickQueue{}
+			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
+			flaky := &flakyStatus{Client: k8s}
+			f := newFlusher(q, flaky, k8s, 100)
+
+			for range 3 {
+				c.click(time.Now().UnixNano())
+			}
+			flaky.failNext(tt.applied)
+			_, failed := f.flush(ctx, false)
+			g.Expect(failed).To(Equal(1))
+			want := int64(0)
+			if tt.applied {
+				want = 3
+			}
+			g.Expect(clicksOf(t, ns, name)).To(Equal(want))
+
+			g.Expect(k8s.Get(ctx, keyOf(ns, name), l)).To(Succeed())
+			l.Status.ObservedGeneration = 1
+			g.Expect(k8s.Status().Update(ctx, l)).To(Succeed())
+
+			_, failed = f.flush(ctx, false) // no new clicks: only settles
+			g.Expect(failed).To(BeZero())
+			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(3)))
+
+			c.click(time.Now().UnixNano())
+			c.click(time.Now().UnixNano())
+			_, failed = f.flush(ctx, false)
+			g.Expect(failed).To(BeZero())
+			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(5)))
+			g.Expect(f.unsure).To(BeEmpty())
+		})
+	}
 }

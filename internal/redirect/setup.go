@@ -7,6 +7,15 @@
 // Clicks are counted in memory and flushed as status patches with an
 // optimistic lock, so replicas never lose each other's counts.
 //
+// A click patch can fail without saying whether the API server applied it (a
+// timeout or a dropped connection after the server wrote it). Retrying it
+// blindly would count those clicks twice, so the next flush of that Link
+// first reads it live: if status.clicks is the value the failed patch set,
+// the patch landed and is not repeated. If another replica added clicks in
+// between, the value no longer tells: the clicks are written again and may be
+// counted twice (or, if that replica happened to set the very same value,
+// once too few). With one replica writing a Link the counts stay exact.
+//
 // Password cookies are HMAC-signed with a key derived from
 // --redirect-cookie-secret (or --redirect-cookie-secret-file, e.g. a mounted
 // Secret). Give every replica the same secret: without one, each process makes

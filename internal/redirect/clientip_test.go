@@ -2,6 +2,7 @@ package redirect
 
 import (
 	"flag"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -55,6 +56,7 @@ func TestTrustedProxiesFlag(t *testing.T) {
 	o := DefaultOptions()
 	g.Expect(o.TrustedProxies).To(BeEmpty())
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
 	o.BindFlags(fs)
 	g.Expect(fs.Parse([]string{"--redirect-trusted-proxies=10.0.0.0/8,::ffff:192.0.2.1"})).To(Succeed())
 	g.Expect(o.TrustedProxies).To(Equal([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32")}))

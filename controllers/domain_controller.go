@@ -38,16 +38,19 @@ type DomainReconciler struct {
 }
 
 // SetupWithManager registers the controller. Status writes (its own
-// lastCheckTime above all) never trigger a reconcile: DNS rechecks are
-// driven by RequeueAfter alone.
+// lastCheckTime above all) never trigger a reconcile of the Domain written:
+// DNS rechecks are driven by RequeueAfter alone. Only a recorded claim
+// wakes the other Domains of its hostname.
 func (r *DomainReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("domain").
 		For(&kurzv1alpha1.Domain{}, specChanged).
-		// A Domain appearing, leaving or changing hostname can take or
-		// release the hostname of the Domains that share it.
-		Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(r.domainsSharingHostname), specChanged).
+		// A Domain appearing, leaving, changing hostname or recording its
+		// claim can take or release the hostname of the Domains that
+		// share it.
+		Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(r.domainsSharingHostname),
+			builder.WithPredicates(specOrClaimChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
 		Complete(r)
 }

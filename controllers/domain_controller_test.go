@@ -161,13 +161,57 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	g.Expect(second.Status.Record.Name).To(Equal("_kurz-challenge." + host(t, "other.claim.test")))
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
 
-	// And taking an older Domain's hostname makes a newer one claimed: the
-	// owner stops being Active.
+	// Taking the hostname back later is a new claim, younger than the one
+	// held meanwhile: the older Domain does not get it back.
 	second.Spec.Domain = kurzv1alpha1.Hostname(hostname)
 	g.Expect(k8sClient.Update(ctx, second)).To(Succeed())
-	g.Eventually(readyOf(third), timeout, poll).Should(Equal(claimed))
-	g.Expect(third.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
-	g.Eventually(readyOf(second), timeout, poll).Should(Equal(verified))
+	g.Eventually(readyOf(second), timeout, poll).Should(Equal(claimed))
+	g.Consistently(readyOf(third), "1s", poll).Should(Equal(verified))
+}
+
+// TestDomainEditCannotTakeHostname: a hostname goes to the oldest claim, not
+// the oldest Domain, so a workspace editing an old Domain's spec.domain to
+// another workspace's hostname does not take it over.
+func TestDomainEditCannotTakeHostname(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	srv := newDNS(t)
+	startControllers(t, srv)
+	oldHost, victimHost := host(t, "old.hijack.test"), host(t, "victim.hijack.test")
+	nsA, nsB := newNamespace(t, "hijack"), newNamespace(t, "hijack")
+
+	attacker := newDomain(nsA, "d", oldHost)
+	g.Expect(k8sClient.Create(ctx, attacker)).To(Succeed())
+	g.Eventually(readyOf(attacker), timeout, poll).Should(Equal(pending))
+	g.Expect(attacker.Status.Claim).NotTo(BeNil())
+	g.Expect(attacker.Status.Claim.Hostname).To(Equal(oldHost))
+	attackerLink := newLink(nsA, "l", victimHost, "k")
+	g.Expect(k8sClient.Create(ctx, attackerLink)).To(Succeed())
+
+	// The victim's Domain is the newer one, whatever the namespace names.
+	g.Eventually(time.Now, timeout, poll).Should(BeTemporally(">", attacker.CreationTimestamp.Add(time.Second)))
+	victim := newDomain(nsB, "d", victimHost)
+	g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
+	g.Eventually(readyOf(victim), timeout, poll).Should(Equal(pending))
+	g.Expect(victim.CreationTimestamp.After(attacker.CreationTimestamp.Time)).To(BeTrue())
+	srv.Set("_kurz-challenge."+victimHost, dnsTypeTXT, victim.Status.VerificationToken)
+	g.Eventually(readyOf(victim), timeout, poll).Should(Equal(verified))
+	victimLink := newLink(nsB, "l", victimHost, "k")
+	g.Expect(k8sClient.Create(ctx, victimLink)).To(Succeed())
+	g.Eventually(readyOf(victimLink), timeout, poll).Should(Equal(linkActive))
+	g.Eventually(readyOf(attackerLink), timeout, poll).Should(Equal(linkDomainNotFound))
+
+	// The edit the API refuses, done with kubectl (here: the client).
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(attacker), attacker)).To(Succeed())
+	attacker.Spec.Domain = kurzv1alpha1.Hostname(victimHost)
+	g.Expect(k8sClient.Update(ctx, attacker)).To(Succeed())
+	g.Eventually(readyOf(attacker), timeout, poll).Should(Equal(claimed))
+	g.Expect(attacker.Status.Claim.Hostname).To(Equal(victimHost))
+	g.Expect(attacker.Status.Claim.Since.After(victim.Status.Claim.Since.Time)).To(BeTrue())
+	g.Consistently(func(g Gomega) []string {
+		return []string{readyOf(victim)(g), readyOf(victimLink)(g), readyOf(attackerLink)(g)}
+	}, "2s", poll).Should(Equal([]string{verified, linkActive, linkDomainNotFound}))
+	g.Expect(victim.Status.Phase).To(Equal(kurzv1alpha1.DomainActive))
 }
 
 // silentDNS returns the address of a UDP socket nobody reads: a DNS server

@@ -36,13 +36,16 @@ func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain
 		d.Status.VerificationToken = token
 		lock = true
 	}
+	if recordClaim(d, now) {
+		lock = true
+	}
 	d.Status.Record = &kurzv1alpha1.DNSRecord{
 		Name:  kurzv1alpha1.ChallengeRecordPrefix + string(d.Spec.Domain),
 		Type:  "TXT",
 		Value: d.Status.VerificationToken,
 	}
 
-	if owner := claims.DomainOwner(claimants); owner != nil && (owner.Namespace != d.Namespace || owner.Name != d.Name) {
+	if owner := claims.DomainOwner(withSelf(claimants, d)); owner != nil && (owner.Namespace != d.Namespace || owner.Name != d.Name) {
 		// Never Active, never checked: it waits for the owner to go,
 		// which the watch on Domains tells us.
 		d.Status.Phase = kurzv1alpha1.DomainPending
@@ -83,6 +86,36 @@ func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain
 	}
 	d.Status.ObservedGeneration = d.Generation
 	return ctrl.Result{RequeueAfter: r.Schedule.interval(d)}, lock, nil
+}
+
+// recordClaim sets status.claim when d has no current claim, and reports
+// whether it did: minted once, like the token, so the write takes the
+// optimistic lock. The claim starts now, as the hostname was just set or
+// changed; except for a Domain never claimed and never edited (generation
+// 1), which has claimed its hostname since its creation: so Domains created
+// before claims were recorded keep their order.
+func recordClaim(d *kurzv1alpha1.Domain, now time.Time) bool {
+	if _, ok := claims.ClaimSince(d); ok {
+		return false
+	}
+	since := metav1.NewMicroTime(now.Truncate(time.Microsecond))
+	if d.Status.Claim == nil && d.Generation == 1 && !d.CreationTimestamp.IsZero() {
+		since = metav1.NewMicroTime(d.CreationTimestamp.Time)
+	}
+	d.Status.Claim = &kurzv1alpha1.DomainClaim{Hostname: string(d.Spec.Domain), Since: since}
+	return true
+}
+
+// withSelf returns claimants with d's entry replaced by d as this pass sees
+// it (its claim just recorded), or added when the cache did not list it yet.
+func withSelf(claimants []kurzv1alpha1.Domain, d *kurzv1alpha1.Domain) []kurzv1alpha1.Domain {
+	out := make([]kurzv1alpha1.Domain, 0, len(claimants)+1)
+	for i := range claimants {
+		if claimants[i].Namespace != d.Namespace || claimants[i].Name != d.Name {
+			out = append(out, claimants[i])
+		}
+	}
+	return append(out, *d)
 }
 
 func setDomainReady(d *kurzv1alpha1.Domain, reason, message string) {

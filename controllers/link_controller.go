@@ -37,7 +37,8 @@ type LinkReconciler struct {
 
 // SetupWithManager registers the controller. Every watch ignores updates
 // that leave metadata.generation alone (status writes such as click
-// flushes, label and annotation edits), so they never cause a reconcile.
+// flushes, label and annotation edits), so they never cause a reconcile;
+// except a Domain's recorded claim, which decides who holds a hostname.
 func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
 	return ctrl.NewControllerManagedBy(mgr).
@@ -46,9 +47,11 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		// A link appearing, leaving or changing its domain or key can win
 		// or lose the key for the links that share it.
 		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey), specChanged).
-		// A Domain appearing, leaving or changing hostname decides whether
-		// the links of that hostname (in any namespace) serve.
-		Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(r.linksOfDomain), specChanged).
+		// A Domain appearing, leaving, changing hostname or recording its
+		// claim decides whether the links of that hostname (in any
+		// namespace) serve.
+		Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(r.linksOfDomain),
+			builder.WithPredicates(specOrClaimChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
 		Complete(r)
 }

@@ -7,8 +7,9 @@ import (
 // DomainSpec is a hostname that short links are served on.
 type DomainSpec struct {
 	// domain is the hostname, lowercase (international names in punycode).
-	// A hostname belongs to one namespace: the oldest Domain claiming it wins,
-	// later claims report DomainClaimed and are never served.
+	// A hostname belongs to one namespace: the oldest claim wins (the Domain
+	// that has claimed this hostname the longest, see status.claim), later
+	// claims report DomainClaimed and are never served.
 	// +required
 	Domain Hostname `json:"domain"`
 
@@ -47,8 +48,30 @@ type DNSRecord struct {
 	Value string `json:"value"`
 }
 
+// DomainClaim records since when a Domain claims a hostname.
+type DomainClaim struct {
+	// hostname is the spec.domain the claim is for. A claim whose hostname
+	// is not the current spec.domain is stale: the Domain claims nothing
+	// until the controller records a new claim.
+	// +required
+	// +kubebuilder:validation:MaxLength=253
+	Hostname string `json:"hostname"`
+
+	// since is when the Domain started claiming hostname, with
+	// microseconds: its creation, or the edit of spec.domain to hostname.
+	// +required
+	Since metav1.MicroTime `json:"since"`
+}
+
 // DomainStatus is what kurz observed about a Domain.
 type DomainStatus struct {
+	// claim is the hostname this Domain claims and since when, set by the
+	// controller. Of several Domains with one hostname, the one with the
+	// oldest current claim holds it; so editing spec.domain to another
+	// workspace's hostname never takes it over, however old the Domain.
+	// +optional
+	Claim *DomainClaim `json:"claim,omitempty"`
+
 	// phase is Pending until DNS proves the domain, then Active.
 	// +optional
 	Phase DomainPhase `json:"phase,omitempty"`

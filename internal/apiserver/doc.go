@@ -52,7 +52,7 @@
 //     (null or "" clears it), one that is absent is kept.
 //   - domain is normalized (trimmed, lowercased, trailing dot dropped, IDN to
 //     punycode) and must be held by a Domain of the caller's workspace (the
-//     oldest Domain claiming the hostname, see internal/claims), else 422
+//     oldest claim on the hostname, see internal/claims), else 422
 //     "The selected domain is invalid.". A key already used on that domain
 //     in the workspace is 422 "The key has already been taken.". On one
 //     replica such writes are serialized per name; across replicas the

@@ -31,8 +31,8 @@ func LinkReason(link *kurzv1alpha1.Link, domains []kurzv1alpha1.Domain, peers []
 }
 
 // DomainServes reports whether namespace holds the hostname that domains
-// (every Domain with that spec.domain) claim: the owner, the oldest of them,
-// lives in namespace.
+// (every Domain with that spec.domain) claim: the owner, the one with the
+// oldest claim (DomainOwner), lives in namespace.
 func DomainServes(namespace string, domains []kurzv1alpha1.Domain) bool {
 	owner := DomainOwner(domains)
 	return owner != nil && owner.Namespace == namespace

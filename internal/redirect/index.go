@@ -13,7 +13,7 @@ import (
 
 // Index maps host -> key -> Entry for what may serve: a Link whose domain is
 // a Domain of its own namespace, that namespace holding the hostname
-// (claims.DomainOwner), and the Link holding its key there (claims.KeyWinner).
+// (claims.DomainOwner: the oldest claim), and the Link holding its key there (claims.KeyWinner).
 //
 // Readers (the redirect handler) take a read lock on the served view only.
 // Writers (informer event handlers) keep the full picture of every claim
@@ -69,6 +69,18 @@ type domainRec struct {
 	host                    string
 	notFoundURL, expiredURL string
 	generation              int64
+	// spec and claim are what claims.DomainOwner ranks by: spec.domain as
+	// written and status.claim. A claim being recorded is a status-only
+	// write that can move the hostname, so it is not skipped.
+	spec  kurzv1alpha1.Hostname
+	claim *kurzv1alpha1.DomainClaim
+}
+
+func sameClaim(a, b *kurzv1alpha1.DomainClaim) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Hostname == b.Hostname && a.Since.Equal(&b.Since)
 }
 
 type linkRec struct {
@@ -203,13 +215,14 @@ func (ix *Index) UpsertDomain(d *kurzv1alpha1.Domain) {
 	id := types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
 	old := ix.domains[id]
 	if old != nil && old.uid == d.UID && old.generation == d.Generation &&
-		old.deleting == (d.DeletionTimestamp != nil) {
-		return // a status write: nothing the index holds
+		old.deleting == (d.DeletionTimestamp != nil) && sameClaim(old.claim, d.Status.Claim) {
+		return // a status write other than the claim: nothing the index holds
 	}
 	if old != nil {
 		ix.removeDomain(id, old)
 	}
-	rec := &domainRec{objRef: refOf(d), uid: d.UID, host: hostOf(d.Spec.Domain), generation: d.Generation}
+	rec := &domainRec{objRef: refOf(d), uid: d.UID, host: hostOf(d.Spec.Domain), generation: d.Generation,
+		spec: d.Spec.Domain, claim: d.Status.Claim.DeepCopy()}
 	if d.Spec.NotFoundURL != nil {
 		rec.notFoundURL = string(*d.Spec.NotFoundURL)
 	}
@@ -260,7 +273,11 @@ func (ix *Index) domainOwner(host string) *domainRec {
 	stubs := make([]kurzv1alpha1.Domain, 0, len(byHost))
 	recs := make([]*domainRec, 0, len(byHost))
 	for _, r := range byHost {
-		stubs = append(stubs, kurzv1alpha1.Domain{ObjectMeta: r.meta()})
+		stubs = append(stubs, kurzv1alpha1.Domain{
+			ObjectMeta: r.meta(),
+			Spec:       kurzv1alpha1.DomainSpec{Domain: r.spec},
+			Status:     kurzv1alpha1.DomainStatus{Claim: r.claim},
+		})
 		recs = append(recs, r)
 	}
 	owner := claims.DomainOwner(stubs)

@@ -156,3 +156,43 @@ func ptrURL(s string) *kurzv1alpha1.URL {
 	u := kurzv1alpha1.URL(s)
 	return &u
 }
+
+func withClaim(d *kurzv1alpha1.Domain, host string, since int) *kurzv1alpha1.Domain {
+	d.Status.Claim = &kurzv1alpha1.DomainClaim{Hostname: host, Since: metav1.NewMicroTime(epoch.Add(time.Duration(since) * time.Second))}
+	return d
+}
+
+// The oldest claim holds a hostname, not the oldest Domain: an old Domain
+// edited to another workspace's hostname does not take it over, and a
+// status-only write recording a claim is not ignored.
+func TestIndexOldestClaimWins(t *testing.T) {
+	g := NewWithT(t)
+	ix := NewIndex()
+	ix.UpsertDomain(withClaim(testDomain("a", "d", "old.test", 1), "old.test", 1))
+	ix.UpsertDomain(withClaim(testDomain("b", "d", "victim.test", 10), "victim.test", 10))
+	ix.UpsertLink(testLink("a", "l", "victim.test", "k", 1))
+	ix.UpsertLink(testLink("b", "l", "victim.test", "k", 20))
+	g.Expect(served(ix, "victim.test", "k")).To(Equal("https://dest.example/b/l"))
+
+	// A edits its hostname: its claim is for old.test, so it claims nothing yet.
+	edited := withClaim(testDomain("a", "d", "victim.test", 1), "old.test", 1)
+	edited.Generation = 2
+	ix.UpsertDomain(edited)
+	g.Expect(served(ix, "victim.test", "k")).To(Equal("https://dest.example/b/l"))
+	// The controller records A's claim, younger than B's.
+	ix.UpsertDomain(withClaim(edited.DeepCopy(), "victim.test", 100))
+	g.Expect(served(ix, "victim.test", "k")).To(Equal("https://dest.example/b/l"))
+	// B goes: A holds the hostname.
+	ix.DeleteDomain(types.NamespacedName{Namespace: "b", Name: "d"})
+	g.Expect(served(ix, "victim.test", "k")).To(Equal("https://dest.example/a/l"))
+
+	// Without claims the older Domain holds; a claim recorded by a
+	// status-only write (same generation) outranks it.
+	ix.UpsertDomain(testDomain("c", "d", "new.test", 1))
+	ix.UpsertDomain(testDomain("e", "d", "new.test", 2))
+	ix.UpsertLink(testLink("c", "l", "new.test", "k", 1))
+	ix.UpsertLink(testLink("e", "l", "new.test", "k", 1))
+	g.Expect(served(ix, "new.test", "k")).To(Equal("https://dest.example/c/l"))
+	ix.UpsertDomain(withClaim(testDomain("e", "d", "new.test", 2), "new.test", 2))
+	g.Expect(served(ix, "new.test", "k")).To(Equal("https://dest.example/e/l"))
+}

@@ -20,9 +20,11 @@ type domainView struct {
 }
 
 func newDomainView(d *kurzv1alpha1.Domain, workspaceID string) domainView {
-	status := strings.ToLower(string(d.Status.Phase))
-	if status == "" {
-		status = strings.ToLower(string(kurzv1alpha1.DomainPending))
+	status := strings.ToLower(string(kurzv1alpha1.DomainPending))
+	// Active only for the hostname the controller verified and claimed: a
+	// renamed Domain is pending until its new hostname is proven.
+	if c := d.Status.Claim; d.Status.Phase == kurzv1alpha1.DomainActive && c != nil && c.Hostname == string(d.Spec.Domain) {
+		status = strings.ToLower(string(kurzv1alpha1.DomainActive))
 	}
 	return domainView{
 		ID:          string(d.UID),

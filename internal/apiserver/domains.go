@@ -149,8 +149,12 @@ func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller)
 		return err
 	}
 	defer s.locks.lock("domain/" + in.domain)()
-	if err := s.checkHostnameFree(ctx, in.domain, cur.UID); err != nil {
-		return err
+	// Keeping the hostname changes no claim, so a younger Domain claiming
+	// it elsewhere (applied with kubectl) must not lock the owner out.
+	if in.domain != string(cur.Spec.Domain) {
+		if err := s.checkHostnameFree(ctx, in.domain, cur.UID); err != nil {
+			return err
+		}
 	}
 	wid, err := s.workspaceID(ctx, c)
 	if err != nil {

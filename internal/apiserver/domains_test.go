@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -36,18 +37,37 @@ func TestDomainLifecycle(t *testing.T) {
 	g.Expect(k8s.Get(context.Background(), types.NamespacedName{Namespace: w.ns, Name: host}, &obj)).To(Succeed())
 	g.Expect(string(obj.UID)).To(Equal(id))
 
-	// status follows status.phase (set by the Domain controller).
+	// status follows status.phase for the hostname the Domain controller
+	// verified and claimed (the controller is not running here).
 	obj.Status.Phase = kurzv1alpha1.DomainActive
+	obj.Status.Claim = &kurzv1alpha1.DomainClaim{Hostname: host, Since: metav1.NowMicro()}
 	g.Expect(k8s.Status().Update(context.Background(), &obj)).To(Succeed())
 	g.Eventually(func() any {
 		return w.editor.do("GET", "/api/v1/domains", nil).body["data"].([]any)[0].(map[string]any)["status"]
 	}, "20s").Should(Equal("active"))
+
+	// An update that keeps the hostname answers active, as the contract
+	// shows; a younger Domain of another workspace claiming the same
+	// hostname (applied with kubectl) does not lock the owner out.
+	squatter := newWorkspace(t)
+	squat := &kurzv1alpha1.Domain{
+		ObjectMeta: metav1.ObjectMeta{Namespace: squatter.ns, Name: "squat"},
+		Spec:       kurzv1alpha1.DomainSpec{Domain: kurzv1alpha1.Hostname(host)},
+	}
+	g.Expect(k8s.Create(context.Background(), squat)).To(Succeed())
+	g.Eventually(func() any {
+		return squatter.editor.do("GET", "/api/v1/domains", nil).body["meta"]
+	}, "20s").Should(HaveKeyWithValue("total", BeNumerically("==", 1)), "the API's cache holds the younger claim")
+	r = w.editor.do("PUT", "/api/v1/domains/"+id, map[string]any{"domain": host, "not_found_url": "https://example.com/404"})
+	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+	g.Expect(r.body).To(HaveKeyWithValue("status", "active"))
 
 	// Update: domain replaced, absent URL kept, null URL cleared, present set.
 	host2 := uniqueHost()
 	r = w.editor.do("PUT", "/api/v1/domains/"+id, map[string]any{"domain": host2, "expired_url": "https://example.com/gone"})
 	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
 	g.Expect(r.body).To(HaveKeyWithValue("domain", host2))
+	g.Expect(r.body).To(HaveKeyWithValue("status", "pending"), "a new hostname is not verified yet")
 	g.Expect(r.body).To(HaveKeyWithValue("not_found_url", "https://example.com/404"))
 	g.Expect(r.body).To(HaveKeyWithValue("expired_url", "https://example.com/gone"))
 	g.Expect(r.body).To(HaveKeyWithValue("created_at", d["created_at"]))
@@ -56,10 +76,13 @@ func TestDomainLifecycle(t *testing.T) {
 	g.Expect(r.body).To(HaveKeyWithValue("not_found_url", BeNil()))
 	g.Expect(r.body).To(HaveKeyWithValue("expired_url", "https://example.com/gone"))
 
-	// The old hostname is free again; its object name is not, so the next
-	// Domain for it gets a generated name.
-	r = w.editor.do("POST", "/api/v1/domains", map[string]any{"domain": host})
-	g.Expect(r.status).To(Equal(http.StatusCreated), "%s", r)
+	// Once the other claim is gone too, the old hostname is free again; its
+	// object name is not, so the next Domain for it gets a generated name.
+	g.Expect(k8s.Delete(context.Background(), squat)).To(Succeed())
+	g.Eventually(func() int {
+		r = w.editor.do("POST", "/api/v1/domains", map[string]any{"domain": host})
+		return r.status
+	}, "20s").Should(Equal(http.StatusCreated))
 	g.Expect(w.editor.do("GET", "/api/v1/domains", nil).body["meta"]).To(HaveKeyWithValue("total", BeNumerically("==", 2)))
 
 	del := w.editor.do("DELETE", "/api/v1/domains/"+id, nil)

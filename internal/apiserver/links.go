@@ -10,7 +10,6 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -68,7 +67,7 @@ func (s *server) createLink(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	defer s.locks.lock(c.workspace + "/" + in.domain + "/" + in.key)()
-	if err := s.checkLinkClaims(ctx, c, in, ""); err != nil {
+	if err := s.checkLinkClaims(ctx, c, in, nil); err != nil {
 		return err
 	}
 	hash, err := hashPassword(in.password)
@@ -110,7 +109,7 @@ func (s *server) updateLink(w http.ResponseWriter, r *http.Request, c *caller) e
 		return err
 	}
 	defer s.locks.lock(c.workspace + "/" + in.domain + "/" + in.key)()
-	if err := s.checkLinkClaims(ctx, c, in, cur.UID); err != nil {
+	if err := s.checkLinkClaims(ctx, c, in, cur); err != nil {
 		return err
 	}
 	hash, err := hashPassword(in.password)
@@ -187,20 +186,19 @@ func isUIDPrecondition(err error) bool {
 // checkLinkClaims checks what needs the cluster: the domain is held by a
 // Domain of the caller's workspace, and no other link there has the key.
 // self is the link being updated.
-func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, self types.UID) error {
+func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, self *kurzv1alpha1.Link) error {
 	var f fieldErrors
-	// Through the domain+key index, without copies: only the Links with
-	// this very key are read, however many links the domain holds.
-	var links kurzv1alpha1.LinkList
-	if err := s.client.List(ctx, &links, client.InNamespace(c.workspace),
-		client.MatchingFields{fieldindex.DomainKey: fieldindex.DomainKeyOf(in.domain, in.key)},
-		client.UnsafeDisableDeepCopy); err != nil {
-		return fmt.Errorf("list links on %s: %w", in.domain, err)
-	}
-	for i := range links.Items {
-		if l := &links.Items[i]; l.Spec.Key == in.key && l.UID != self && l.DeletionTimestamp == nil {
+	// An update that keeps domain and key claims nothing new: a younger
+	// duplicate applied with kubectl must not lock the holder out. (A changed
+	// key or domain cannot match self, so self needs no exclusion below.)
+	keepsKey := self != nil && string(self.Spec.Domain) == in.domain && self.Spec.Key == in.key
+	if !keepsKey {
+		taken, err := s.keyTaken(ctx, c.workspace, in.domain, in.key)
+		if err != nil {
+			return err
+		}
+		if taken {
 			f.add("key", "The key has already been taken.")
-			break
 		}
 	}
 	domains, err := s.domainsNamed(ctx, in.domain)
@@ -211,6 +209,24 @@ func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, s
 		f.add("domain", "The selected domain is invalid.")
 	}
 	return f.err()
+}
+
+// keyTaken reports whether a live Link of the workspace holds domain+key.
+// It reads through the domain+key index, without copies: only the Links
+// with this very key, however many links the domain holds.
+func (s *server) keyTaken(ctx context.Context, workspace, domain, key string) (bool, error) {
+	var links kurzv1alpha1.LinkList
+	if err := s.client.List(ctx, &links, client.InNamespace(workspace),
+		client.MatchingFields{fieldindex.DomainKey: fieldindex.DomainKeyOf(domain, key)},
+		client.UnsafeDisableDeepCopy); err != nil {
+		return false, fmt.Errorf("list links on %s: %w", domain, err)
+	}
+	for i := range links.Items {
+		if links.Items[i].DeletionTimestamp == nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // hashPassword returns the bcrypt hash of a password being set, nil when

@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"golang.org/x/crypto/bcrypt"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -134,4 +135,32 @@ func TestLinkMinimalAndDefaults(t *testing.T) {
 	g.Expect(l).To(HaveKeyWithValue("tags", BeEmpty()))
 	g.Expect(l).To(HaveKeyWithValue("domain", host))
 	g.Expect(l).To(HaveLen(23), "every field of the contract, no more")
+}
+
+// TestLinkHolderUpdatesDespiteKubectlDuplicate: a younger Link applied with
+// kubectl on the same domain and key loses (KeyConflict); the holder must
+// still be editable through the API.
+func TestLinkHolderUpdatesDespiteKubectlDuplicate(t *testing.T) {
+	g := NewWithT(t)
+	w := newWorkspace(t)
+	host := uniqueHost()
+	w.createDomain(t, host)
+	holder := w.createLink(t, map[string]any{"key": "dup", "domain": host, "url": "https://example.com/a"})
+	g.Expect(k8s.Create(context.Background(), &kurzv1alpha1.Link{
+		ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "dup-by-kubectl"},
+		Spec:       kurzv1alpha1.LinkSpec{Domain: kurzv1alpha1.Hostname(host), Key: "dup", URL: "https://example.com/b"},
+	})).To(Succeed())
+	g.Eventually(func() any {
+		return w.editor.do("GET", "/api/v1/links", nil).body["meta"]
+	}, "20s").Should(HaveKeyWithValue("total", BeNumerically("==", 2)), "the API's cache holds the duplicate")
+
+	r := w.editor.do("PUT", "/api/v1/links/"+holder["id"].(string), map[string]any{"key": "dup", "domain": host, "url": "https://example.com/c"})
+	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+	g.Expect(r.body).To(HaveKeyWithValue("url", "https://example.com/c"))
+
+	// Taking a key that another link holds is still refused.
+	other := w.createLink(t, map[string]any{"key": "other", "domain": host, "url": "https://example.com/d"})
+	r = w.editor.do("PUT", "/api/v1/links/"+other["id"].(string), map[string]any{"key": "dup", "domain": host, "url": "https://example.com/d"})
+	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
+	g.Expect(r.fieldErrors("key")).To(Equal([]string{"The key has already been taken."}))
 }

@@ -58,26 +58,11 @@ func (s *server) showLink(w http.ResponseWriter, r *http.Request, c *caller) err
 // POST /api/v1/links
 func (s *server) createLink(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ctx := r.Context()
-	raw, err := decodeObject(r)
+	in, hash, wid, unlock, err := s.prepareLinkWrite(r, c, nil)
 	if err != nil {
 		return err
 	}
-	in, err := decodeLinkInput(raw)
-	if err != nil {
-		return err
-	}
-	defer s.locks.lock(c.workspace + "/" + in.domain + "/" + in.key)()
-	if err := s.checkLinkClaims(ctx, c, in, nil); err != nil {
-		return err
-	}
-	hash, err := hashPassword(in.password)
-	if err != nil {
-		return err
-	}
-	wid, err := s.workspaceID(ctx, c)
-	if err != nil {
-		return err
-	}
+	defer unlock()
 
 	link := &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{
 		Namespace:    c.workspace,
@@ -100,26 +85,11 @@ func (s *server) updateLink(w http.ResponseWriter, r *http.Request, c *caller) e
 	if err != nil {
 		return err
 	}
-	raw, err := decodeObject(r)
+	in, hash, wid, unlock, err := s.prepareLinkWrite(r, c, cur)
 	if err != nil {
 		return err
 	}
-	in, err := decodeLinkInput(raw)
-	if err != nil {
-		return err
-	}
-	defer s.locks.lock(c.workspace + "/" + in.domain + "/" + in.key)()
-	if err := s.checkLinkClaims(ctx, c, in, cur); err != nil {
-		return err
-	}
-	hash, err := hashPassword(in.password)
-	if err != nil {
-		return err
-	}
-	wid, err := s.workspaceID(ctx, c)
-	if err != nil {
-		return err
-	}
+	defer unlock()
 
 	link := cur
 	for attempt := 1; ; attempt++ {
@@ -181,6 +151,32 @@ func linkWriteError(err error) error {
 // to another object) from an ordinary resourceVersion conflict.
 func isUIDPrecondition(err error) bool {
 	return strings.Contains(err.Error(), "Precondition failed: UID")
+}
+
+// prepareLinkWrite does what create (cur nil) and update share before they
+// write: decode and validate the body, lock the domain+key on this replica,
+// check the claims, hash the password and find the workspace id. Nothing is
+// written yet; on success the caller must call unlock.
+func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Link) (in linkInput, hash *string, workspaceID string, unlock func(), err error) {
+	raw, err := decodeObject(r)
+	if err != nil {
+		return in, nil, "", nil, err
+	}
+	if in, err = decodeLinkInput(raw); err != nil {
+		return in, nil, "", nil, err
+	}
+	release := s.locks.lock(c.workspace + "/" + in.domain + "/" + in.key)
+	ctx := r.Context()
+	if err = s.checkLinkClaims(ctx, c, in, cur); err == nil {
+		if hash, err = hashPassword(in.password); err == nil {
+			workspaceID, err = s.workspaceID(ctx, c)
+		}
+	}
+	if err != nil {
+		release()
+		return in, nil, "", nil, err
+	}
+	return in, hash, workspaceID, release, nil
 }
 
 // checkLinkClaims checks what needs the cluster: the domain is held by a

@@ -109,10 +109,16 @@ func runDevManager(ctx context.Context, env *devenv.Env, o manager.Options) erro
 	if err := mgr.Add(banner); err != nil {
 		return err
 	}
+	// An error from a runnable stops the manager: a dead control plane ends
+	// kurz dev with the reason instead of leaving it serving stale answers.
+	if err := mgr.Add(bannerRunnable(env.Watch)); err != nil {
+		return err
+	}
 	return mgr.Start(ctx)
 }
 
-// bannerRunnable is a manager runnable that runs without leader election.
+// bannerRunnable is a manager runnable that runs without leader election
+// (the banner, the control-plane watch).
 type bannerRunnable func(context.Context) error
 
 func (f bannerRunnable) Start(ctx context.Context) error { return f(ctx) }

@@ -145,6 +145,20 @@ func (e *Env) Kubeconfig() string { return filepath.Join(e.shown, "kubeconfig") 
 // Token is the path of the API token file, as the user gave DataDir.
 func (e *Env) Token() string { return filepath.Join(e.shown, "token") }
 
+// Watch blocks until ctx is done (nil) or etcd or kube-apiserver exits on
+// its own (an error with the end of its log), so that kurz dev stops with a
+// reason instead of serving on a dead control plane.
+func (e *Env) Watch(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-e.etcd.done:
+		return e.etcd.exitError()
+	case <-e.apiSrv.done:
+		return e.apiSrv.exitError()
+	}
+}
+
 // Stop stops kube-apiserver, then etcd, and releases the data dir. Stop the
 // manager before: it needs the API server to shut down cleanly.
 func (e *Env) Stop() error {

@@ -126,7 +126,14 @@ func withUTM(dest string, utm []kv) string {
 	}
 	base, frag, hasFrag := strings.Cut(dest, "#")
 	_, query, _ := strings.Cut(base, "?")
-	have, _ := url.ParseQuery(query)
+	// Names pair by pair, as mergeQuery reads them: url.ParseQuery would drop
+	// a pair with a bad escape and so add its utm_* a second time.
+	have := map[string]struct{}{}
+	for _, pair := range strings.Split(query, "&") {
+		if pair != "" {
+			have[queryKey(pair)] = struct{}{}
+		}
+	}
 	var add []string
 	for _, p := range utm {
 		if _, ok := have[p.k]; !ok {

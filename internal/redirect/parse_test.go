@@ -73,6 +73,8 @@ func TestWithUTM(t *testing.T) {
 		{"https://e.com/p?", "https://e.com/p?utm_source=news+letter&utm_medium=email"},
 		{"https://e.com/p#frag", "https://e.com/p?utm_source=news+letter&utm_medium=email#frag"},
 		{"https://e.com/p?utm_source=a&utm_medium=b", "https://e.com/p?utm_source=a&utm_medium=b"},
+		// A badly escaped value still counts as present.
+		{"https://e.com/p?utm_source=%zz", "https://e.com/p?utm_source=%zz&utm_medium=email"},
 	} {
 		t.Run(tc.dest, func(t *testing.T) {
 			NewWithT(t).Expect(withUTM(tc.dest, utm)).To(Equal(tc.want))

@@ -92,14 +92,18 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Unlock()
 
 	srv := &fasthttp.Server{
-		Handler:                       s.handler.serve,
-		Name:                          "kurz",
-		NoDefaultServerHeader:         true,
-		NoDefaultContentType:          true,
-		ReadTimeout:                   10 * time.Second,
-		WriteTimeout:                  10 * time.Second,
-		IdleTimeout:                   90 * time.Second,
-		MaxRequestBodySize:            8 << 10, // a password form; fasthttp answers 413 past it
+		Handler:               s.handler.serve,
+		Name:                  "kurz",
+		NoDefaultServerHeader: true,
+		NoDefaultContentType:  true,
+		ReadTimeout:           10 * time.Second,
+		WriteTimeout:          10 * time.Second,
+		IdleTimeout:           90 * time.Second,
+		MaxRequestBodySize:    8 << 10, // a password form; fasthttp answers 413 past it
+		// Browsers send a parent domain's cookies and long campaign queries
+		// to short domains; fasthttp's 4 KiB default turned such clicks into
+		// 400s. 32 KiB is nginx's whole-header default.
+		ReadBufferSize:                32 << 10,
 		DisablePreParseMultipartForm:  true,
 		CloseOnShutdown:               true,
 		SecureErrorLogMessage:         true,
@@ -148,9 +152,15 @@ func (s *Server) Start(ctx context.Context) error {
 // requestError answers requests fasthttp could not read.
 func requestError(ctx *fasthttp.RequestCtx, err error) {
 	status := http.StatusBadRequest
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		status = http.StatusRequestEntityTooLarge
+	case errors.As(err, new(*fasthttp.ErrSmallBuffer)):
+		status = http.StatusRequestHeaderFieldsTooLarge
 	}
+	// Like every other answer: not cached, not indexed.
+	ctx.Response.Header.SetCanonical(hdrCacheControl, valNoStore)
+	ctx.Response.Header.SetCanonical(hdrRobots, valNoindex)
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.SetBodyString(http.StatusText(status) + "\n")

@@ -3,6 +3,7 @@ package redirect
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,4 +173,25 @@ func counterValue(c prometheus.Counter) float64 {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// TestLargeRequestsAndRequestErrors: browsers send a parent domain's cookies
+// and long campaign queries; those clicks must redirect. What fasthttp cannot
+// read at all is still answered uncacheable and unindexed.
+func TestLargeRequestsAndRequestErrors(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	createDomain(t, ns, "big", "big.test", nil)
+	createLink(t, ns, "big", "big.test", "k", "https://dest.example/", nil)
+	ts := startServer(t, testOptions())
+	g.Eventually(func() int { return do(t, "GET", ts.base, "big.test", "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+
+	long := do(t, "GET", ts.base, "big.test", "/k?q="+strings.Repeat("x", 6000), map[string]string{"Cookie": "parent=" + strings.Repeat("c", 8000)})
+	g.Expect(long.status).To(Equal(http.StatusFound))
+	g.Expect(long.location).To(HavePrefix("https://dest.example/?q=xxx"))
+
+	huge := do(t, "GET", ts.base, "big.test", "/k", map[string]string{"Cookie": "parent=" + strings.Repeat("c", 64<<10)})
+	g.Expect(huge.status).To(Equal(http.StatusRequestHeaderFieldsTooLarge))
+	g.Expect(huge.header.Get("Cache-Control")).To(ContainSubstring("no-store"))
+	g.Expect(huge.header.Get("X-Robots-Tag")).To(Equal("noindex"))
 }

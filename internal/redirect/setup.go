@@ -18,7 +18,9 @@
 //
 // Password cookies are HMAC-signed with a key derived from
 // --redirect-cookie-secret (or --redirect-cookie-secret-file, e.g. a mounted
-// Secret). Give every replica the same secret: without one, each process makes
+// Secret, or else the environment variable KURZ_REDIRECT_COOKIE_SECRET, which
+// the deploy manifests fill from an optional Secret). Give every replica the
+// same secret: without one, each process makes
 // a random key, and a visitor whose next request lands on another replica (or
 // comes after a restart) is asked for the password again. The cookie binds the
 // link's uid and password hash, so changing the password logs everyone out.
@@ -118,6 +120,11 @@ func (o *Options) Validate() error {
 	return nil
 }
 
+// CookieSecretEnv is read when neither cookie flag is given. An environment
+// variable keeps the secret out of the process's command line, and the
+// deploy manifests can fill it from a Secret that may not exist yet.
+const CookieSecretEnv = "KURZ_REDIRECT_COOKIE_SECRET"
+
 // cookieKey derives the HMAC key for password cookies from the configured
 // secret, or makes a random one for this process.
 func (o *Options) cookieKey() ([]byte, error) {
@@ -131,6 +138,9 @@ func (o *Options) cookieKey() ([]byte, error) {
 		if secret == "" {
 			return nil, errors.New("--redirect-cookie-secret-file is empty")
 		}
+	}
+	if secret == "" {
+		secret = strings.TrimSpace(os.Getenv(CookieSecretEnv))
 	}
 	if secret == "" {
 		key := make([]byte, 32)

@@ -106,5 +106,5 @@ require k8s.io/kubectl ${STAGING_VERSION}" "kubectl ${STAGING_VERSION}"
 
 step "control plane ready in $out"
 "$out/kube-apiserver" --version
-"$out/etcd" --version | head -1
-"$out/kubectl" version --client 2>/dev/null | head -1
+"$out/etcd" --version | sed -n 1p   # sed reads to the end: head would SIGPIPE the writer under pipefail
+"$out/kubectl" version --client 2>/dev/null | sed -n 1p

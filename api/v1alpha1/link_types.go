@@ -150,6 +150,8 @@ type LinkStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=lnk,categories=kurz
+// +kubebuilder:selectablefield:JSONPath=`.spec.domain`
+// +kubebuilder:selectablefield:JSONPath=`.spec.key`
 // +kubebuilder:printcolumn:name="Domain",type=string,JSONPath=`.spec.domain`
 // +kubebuilder:printcolumn:name="Key",type=string,JSONPath=`.spec.key`
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.url`

@@ -17,6 +17,11 @@ endif
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
 
 IMG ?= kurz:latest
+PLATFORMS ?= linux/amd64,linux/arm64
+# The release and commit `kurz version` reports (and the image carries).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X github.com/kurz-dev/kurz/internal/version.version=$(VERSION) -X github.com/kurz-dev/kurz/internal/version.commit=$(COMMIT)
 KUBECTL ?= $(K8S_BIN)/kubectl
 CONTAINER_TOOL ?= docker
 
@@ -40,7 +45,7 @@ run: control-plane build ## Start a local control plane and kurz on it (kurz dev
 
 .PHONY: build
 build: ## Build bin/kurz.
-	$(GO) build -o $(BIN)/kurz ./cmd/kurz
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/kurz ./cmd/kurz
 
 .PHONY: control-plane
 control-plane: ## Build kube-apiserver, etcd and kubectl from source into bin/k8s (skips what is built).
@@ -94,8 +99,13 @@ bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light)
 ##@ Deploy
 
 .PHONY: docker-build
-docker-build: ## Build the container image IMG.
-	$(CONTAINER_TOOL) build -t $(IMG) .
+docker-build: ## Build the container image IMG for this machine's platform.
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMG) .
+
+.PHONY: docker-buildx
+docker-buildx: ## Build and push IMG for every platform in PLATFORMS (docker buildx; Go cross-compiles, no emulation).
+	$(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) \
+		--build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMG) .
 
 .PHONY: deploy
 deploy: control-plane ## Install kurz on the cluster of the current kubeconfig, with image IMG.

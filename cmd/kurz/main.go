@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kurz-dev/kurz/internal/manager"
+	"github.com/kurz-dev/kurz/internal/version"
 )
 
 const usage = `kurz: a Kubernetes-native link shortener.
@@ -20,6 +21,7 @@ const usage = `kurz: a Kubernetes-native link shortener.
 Usage:
   kurz manager [flags]   run the controllers, API and redirect servers against a cluster
   kurz dev [flags]       start a local control plane and run everything on it
+  kurz version           print the version, commit, Go version and platform
   kurz <command> -h      flags of a command
 `
 
@@ -34,6 +36,9 @@ func main() {
 		err = runManager(args)
 	case "dev":
 		err = runDev(args)
+	case "version", "--version":
+		fmt.Println(version.Get())
+		return
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

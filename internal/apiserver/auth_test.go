@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"sync"
 	"testing"
@@ -241,4 +242,26 @@ func TestAPIFlags(t *testing.T) {
 	o = DefaultOptions()
 	o.UnauthenticatedRateLimit = -1
 	g.Expect(o.validate()).To(HaveOccurred())
+}
+
+// TestClientKey: the client of the unauthenticated limit is the TCP peer,
+// unless that is a trusted proxy; X-Forwarded-For from anyone else is a
+// claim and ignored.
+func TestClientKey(t *testing.T) {
+	g := NewWithT(t)
+	req := func(remote string, xff ...string) *http.Request {
+		r := httptest.NewRequest("GET", "/api/v1/links", nil)
+		r.RemoteAddr = remote
+		for _, v := range xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		return r
+	}
+	direct := &server{}
+	g.Expect(direct.clientKey(req("192.0.2.7:1234", "203.0.113.9"))).To(Equal("192.0.2.7/32"))
+	g.Expect(direct.clientKey(req("[2001:db8::1]:443"))).To(Equal("2001:db8::/64"))
+
+	proxied := &server{opts: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}}
+	g.Expect(proxied.clientKey(req("10.1.2.3:80", "198.51.100.1, 203.0.113.9", "10.9.9.9"))).To(Equal("203.0.113.9/32"))
+	g.Expect(proxied.clientKey(req("192.0.2.7:1234", "203.0.113.9"))).To(Equal("192.0.2.7/32"))
 }

@@ -34,8 +34,9 @@ type Options struct {
 	// PublicURL is the scheme://host[:port] clients reach the API at, used in
 	// pagination links; empty means the request's own scheme and Host.
 	PublicURL string
-	// RateLimit is the number of requests per minute allowed per token; 0
-	// disables the limit.
+	// RateLimit is the number of requests per minute allowed per caller
+	// (ServiceAccount uid, whichever of its tokens it uses); 0 disables the
+	// limit.
 	RateLimit int
 	// UnauthenticatedRateLimit is the number of requests per minute allowed
 	// per client address for tokens not known to be good (each may cost a
@@ -84,7 +85,7 @@ const DefaultTokenAudience = "kurz"
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.BindAddress, "api-bind-address", o.BindAddress, "Address the /api/v1 server listens on.")
 	fs.StringVar(&o.PublicURL, "api-public-url", o.PublicURL, "Public base URL of the API (scheme://host[:port]) used in pagination links; empty uses each request's scheme and Host.")
-	fs.IntVar(&o.RateLimit, "api-rate-limit", o.RateLimit, "Requests per minute allowed per API token; 0 disables the limit.")
+	fs.IntVar(&o.RateLimit, "api-rate-limit", o.RateLimit, "Requests per minute allowed per ServiceAccount, whichever of its API tokens it uses; 0 disables the limit.")
 	fs.IntVar(&o.UnauthenticatedRateLimit, "api-unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Requests per minute allowed per client address with a token not yet known to be good (checked before the TokenReview); 0 disables the limit.")
 	fs.Func("api-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the API (e.g. the ingress); from those peers the client address is taken from X-Forwarded-For (default: none, the TCP peer is the client).", func(s string) error {
 		p, err := parseTrustedProxies(s)

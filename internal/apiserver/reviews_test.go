@@ -2,11 +2,13 @@ package apiserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
 // reviewCounter counts the TokenReviews sent through its transport, by
@@ -43,13 +45,9 @@ func (rc *reviewCounter) wrap(next http.RoundTripper) http.RoundTripper {
 		if err != nil {
 			return nil, err
 		}
-		var review struct {
-			Spec struct {
-				Token     string   `json:"token"`
-				Audiences []string `json:"audiences"`
-			} `json:"spec"`
-		}
-		if err := json.Unmarshal(body, &review); err == nil {
+		// The body is protobuf or JSON; the scheme's deserializer reads both.
+		obj, _, err := clientgoscheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+		if review, ok := obj.(*authenticationv1.TokenReview); err == nil && ok {
 			rc.mu.Lock()
 			rc.counts[review.Spec.Token]++
 			if rc.audiences == nil {

@@ -23,9 +23,11 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/devenv"
 )
 
 var testScheme = func() *runtime.Scheme {
@@ -47,7 +49,7 @@ func TestDev(t *testing.T) {
 	// Should a step fail with children left over, do not leak them.
 	t.Cleanup(func() { killControlPlane(dataDir) })
 
-	var oldToken string
+	var oldToken, legacyToken string
 	ok := t.Run("first start sets up the cluster and the workspace", func(t *testing.T) {
 		g := NewWithT(t)
 		k := startKurzDev(t, dataDir)
@@ -108,6 +110,8 @@ func TestDev(t *testing.T) {
 		expectKept(ctx, g, dataDir)
 		expectWorkspaceToken(ctx, g, dataDir, oldToken)
 		expectAPIToken(g, k.apiURL, oldToken)
+		// What an older kurz dev wrote: a token for kube-apiserver's audience.
+		legacyToken = mintDefaultAudienceToken(ctx, g, dataDir)
 
 		out, err := runKurzDev(t, dataDir)
 		g.Expect(err).To(HaveOccurred(), out)
@@ -141,6 +145,34 @@ func TestDev(t *testing.T) {
 		g.Expect(k.exitCode(g)).To(Equal(0), k.out.String())
 		g.Expect(controlPlaneProcesses(dataDir)).To(BeEmpty())
 	})
+
+	t.Run("a token minted for kube-apiserver is replaced by an API token", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Expect(legacyToken).NotTo(BeEmpty())
+		g.Expect(os.WriteFile(filepath.Join(dataDir, "token"), []byte(legacyToken+"\n"), 0o600)).To(Succeed())
+		k := startKurzDev(t, dataDir)
+		k.waitBanner(g)
+		g.Expect(k.out.String()).To(ContainSubstring("wrote a new token"))
+		newToken := readToken(g, dataDir)
+		g.Expect(newToken).NotTo(Equal(legacyToken))
+		expectWorkspaceToken(ctx, g, dataDir, newToken)
+		expectAPIToken(g, k.apiURL, newToken)
+		k.signal(g, syscall.SIGTERM)
+		g.Expect(k.exitCode(g)).To(Equal(0), k.out.String())
+		g.Expect(controlPlaneProcesses(dataDir)).To(BeEmpty())
+	})
+}
+
+// mintDefaultAudienceToken returns a one-year token of default/kurz-admin
+// without an audience (kube-apiserver's), as kurz dev used to write.
+func mintDefaultAudienceToken(ctx context.Context, g Gomega, dataDir string) string {
+	admin, err := kubernetes.NewForConfig(adminConfig(g, dataDir))
+	g.Expect(err).NotTo(HaveOccurred())
+	tr, err := admin.CoreV1().ServiceAccounts("default").CreateToken(ctx, "kurz-admin", &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(devenv.TokenLifetime / time.Second))},
+	}, metav1.CreateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	return tr.Status.Token
 }
 
 // expectKept checks that the Link and Domain of the first start survived.

@@ -64,7 +64,12 @@ func runDev(args []string) error {
 
 	// A second signal exits at once; the kernel then kills the children.
 	ctx := ctrl.SetupSignalHandler()
-	env, err := devenv.Start(ctx, devenv.Options{DataDir: c.dataDir, Out: os.Stdout})
+	env, err := devenv.Start(ctx, devenv.Options{
+		DataDir: c.dataDir,
+		Out:     os.Stdout,
+		// The token must be one the API accepts.
+		TokenAudience: c.manager.API.TokenAudiences[0],
+	})
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure
 			fmt.Println("kurz dev: interrupted, stopped")

@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
+	"golang.org/x/sync/singleflight"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,9 +19,22 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
-// authCacheSize bounds each decision cache; past it the least recently used
-// decisions are forgotten (and asked again).
+// authCacheSize bounds the caches of good answers; past it the least
+// recently used are forgotten (and asked again).
 const authCacheSize = 10000
+
+// Refused tokens are remembered apart from good ones, in a smaller cache
+// with a shorter life: a flood of distinct bad tokens then only pushes out
+// other bad tokens, never a real caller's identity, and a token refused
+// because its ServiceAccount was not there yet works again soon.
+const (
+	rejectedCacheSize = 1000
+	rejectedCacheTTL  = 5 * time.Second
+)
+
+// reviewTimeout bounds one TokenReview. The review runs for every request
+// waiting on it, so it is not tied to the first request's context.
+const reviewTimeout = 10 * time.Second
 
 // saPrefix starts the username of every ServiceAccount token.
 const saPrefix = "system:serviceaccount:"
@@ -29,27 +44,36 @@ const saPrefix = "system:serviceaccount:"
 type caller struct {
 	user      authenticationv1.UserInfo
 	workspace string
-	// tokenKey is the sha256 of the token: the key of every per-token cache
-	// and limiter, so the token itself is never kept.
+	// tokenKey is the sha256 of the token: the key of the per-token caches,
+	// so the token itself is never kept.
 	tokenKey string
+	// limitKey names the ServiceAccount (its uid) for the rate limit, so
+	// that minting more tokens for it does not buy more requests.
+	limitKey string
 }
-
-// identity is a cached TokenReview answer; nil caller means unauthenticated.
-type identity struct{ caller *caller }
 
 // authenticator answers "who is this token" with TokenReview and "may they"
 // with SubjectAccessReview, caching both briefly by token hash so a busy
 // client costs no API calls per request.
 type authenticator struct {
-	c          client.Client
-	identities *expirable.LRU[string, identity]
-	decisions  *expirable.LRU[string, bool]
+	c client.Client
+	// audiences are asked for in every TokenReview; an answer must name
+	// one of them (see audienceMatches).
+	audiences []string
+	// identities holds good answers, rejected refusals (see rejectedCacheSize).
+	identities *expirable.LRU[string, *caller]
+	rejected   *expirable.LRU[string, struct{}]
+	// reviews collapses concurrent reviews of one token into one.
+	reviews   singleflight.Group
+	decisions *expirable.LRU[string, bool]
 }
 
-func newAuthenticator(c client.Client, ttl time.Duration) *authenticator {
+func newAuthenticator(c client.Client, audiences []string, ttl time.Duration) *authenticator {
 	return &authenticator{
 		c:          c,
-		identities: expirable.NewLRU[string, identity](authCacheSize, nil, ttl),
+		audiences:  audiences,
+		identities: expirable.NewLRU[string, *caller](authCacheSize, nil, ttl),
+		rejected:   expirable.NewLRU[string, struct{}](rejectedCacheSize, nil, min(ttl, rejectedCacheTTL)),
 		decisions:  expirable.NewLRU[string, bool](authCacheSize, nil, ttl),
 	}
 }
@@ -99,34 +123,88 @@ func hashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// authenticate returns the caller of a token, or errUnauthenticated. Only
-// ServiceAccount tokens name a workspace, so other users are not callers of
-// this API (401): a token is an API credential only once it is bound to a
-// workspace.
-func (a *authenticator) authenticate(ctx context.Context, token string) (*caller, error) {
-	key := hashToken(token)
-	if id, ok := a.identities.Get(key); ok {
-		if id.caller == nil {
-			return nil, errUnauthenticated
+// cached returns what is remembered about the token with hash key: its
+// caller (known good), or known as refused, or nothing.
+func (a *authenticator) cached(key string) (c *caller, refused bool) {
+	if c, ok := a.identities.Get(key); ok {
+		return c, false
+	}
+	_, refused = a.rejected.Get(key)
+	return nil, refused
+}
+
+// authenticate returns the caller of a token (key is its hash), or
+// errUnauthenticated. Concurrent calls for one token share one TokenReview.
+func (a *authenticator) authenticate(ctx context.Context, token, key string) (*caller, error) {
+	v, err, _ := a.reviews.Do(key, func() (any, error) {
+		// A review that ended between the caller's cache miss and now has
+		// already answered.
+		if c, refused := a.cached(key); c != nil || refused {
+			return c, nil
 		}
-		return id.caller, nil
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reviewTimeout)
+		defer cancel()
+		return a.review(ctx, token, key)
+	})
+	if err != nil {
+		return nil, err
 	}
-	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}
-	if err := a.c.Create(ctx, review); err != nil {
-		// Not cached: the next request asks again.
-		return nil, fmt.Errorf("token review: %w", err)
-	}
-	var c *caller
-	if review.Status.Authenticated {
-		if ns, ok := serviceAccountNamespace(review.Status.User.Username); ok {
-			c = &caller{user: review.Status.User, workspace: ns, tokenKey: key}
-		}
-	}
-	a.identities.Add(key, identity{caller: c})
+	c, _ := v.(*caller)
 	if c == nil {
 		return nil, errUnauthenticated
 	}
 	return c, nil
+}
+
+// review asks kube-apiserver about token and caches the answer; errors are
+// not cached, so the next request asks again.
+func (a *authenticator) review(ctx context.Context, token, key string) (*caller, error) {
+	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{
+		Token:     token,
+		Audiences: a.audiences,
+	}}
+	if err := a.c.Create(ctx, review); err != nil {
+		return nil, fmt.Errorf("token review: %w", err)
+	}
+	c := a.callerOf(review.Status, key)
+	if c == nil {
+		a.rejected.Add(key, struct{}{})
+		return nil, nil
+	}
+	a.identities.Add(key, c)
+	return c, nil
+}
+
+// callerOf turns a TokenReview answer into a caller, or nil. Only
+// ServiceAccount tokens name a workspace, so other users are not callers of
+// this API (401): a token is an API credential only once it is bound to a
+// workspace, and only when it was minted for one of our audiences.
+func (a *authenticator) callerOf(st authenticationv1.TokenReviewStatus, key string) *caller {
+	if !st.Authenticated || !audienceMatches(st.Audiences, a.audiences) {
+		return nil
+	}
+	ns, ok := serviceAccountNamespace(st.User.Username)
+	if !ok {
+		return nil
+	}
+	limitKey := "uid:" + st.User.UID
+	if st.User.UID == "" { // not from a ServiceAccount token authenticator
+		limitKey = "user:" + st.User.Username
+	}
+	return &caller{user: st.User, workspace: ns, tokenKey: key, limitKey: limitKey}
+}
+
+// audienceMatches reports whether the audiences a TokenReview answered with
+// include one we asked for. An authenticator that ignores audiences answers
+// with none: then the token is good for kube-apiserver itself, which is
+// exactly what an API token must not be, so it is refused.
+func audienceMatches(got, want []string) bool {
+	for _, g := range got {
+		if slices.Contains(want, g) {
+			return true
+		}
+	}
+	return false
 }
 
 // serviceAccountNamespace reads NS from system:serviceaccount:NS:NAME.

@@ -167,10 +167,10 @@ func newBenchServer() (http.Handler, []string, error) {
 
 	// The token is known and allowed, as after its first request.
 	key := hashToken(benchToken)
-	s.auth.identities.Add(key, identity{caller: &caller{
-		user:      authenticationv1.UserInfo{Username: "system:serviceaccount:" + benchNS + ":bench"},
-		workspace: benchNS, tokenKey: key,
-	}})
+	s.auth.identities.Add(key, &caller{
+		user:      authenticationv1.UserInfo{Username: "system:serviceaccount:" + benchNS + ":bench", UID: "bench"},
+		workspace: benchNS, tokenKey: key, limitKey: "uid:bench",
+	})
 	for _, verb := range []string{"get", "list"} {
 		s.auth.decisions.Add(key+"/"+verb+"/links", true)
 	}

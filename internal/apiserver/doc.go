@@ -11,22 +11,36 @@
 // validate every real answer against it with kin-openapi). The document
 // needs no token. Each route runs behind: panic recovery, metrics (by route
 // pattern and status), a 64 KiB body limit, authentication and
-// authorization, and a per-token rate limit.
+// authorization, and a per-ServiceAccount rate limit.
 //
 // # Authentication and authorization
 //
-//   - "Authorization: Bearer <token>" with a Kubernetes token. A TokenReview
-//     says who it is; only ServiceAccounts have a workspace (the
-//     ServiceAccount's namespace), so any other user, like a missing,
-//     malformed, expired or unknown token, is 401 {"message":"Unauthenticated."}.
+//   - "Authorization: Bearer <token>" with a ServiceAccount token minted for
+//     one of --api-token-audiences (kurz): `kubectl create token SA
+//     --audience kurz`. The TokenReview asks for those audiences and its
+//     answer must name one of them, so a pod's default token (audience
+//     kube-apiserver) is not an API token, and an API token given to kurz
+//     is not a kube-apiserver credential. Only ServiceAccounts have a
+//     workspace (the ServiceAccount's namespace), so any other user, like a
+//     missing, malformed, expired or unknown token, is 401
+//     {"message":"Unauthenticated."}. Only JWT-shaped tokens are reviewed.
 //   - A SubjectAccessReview checks the route's verb (list, get, create,
 //     update, delete; the QR code needs get) on links.kurz.dev or
 //     domains.kurz.dev in that namespace: 403 {"message":"This action is
 //     unauthorized."} when RBAC says no. Bind kurz-viewer or kurz-editor.
 //   - Both answers are cached for --api-auth-cache-ttl (10s) keyed by the
 //     sha256 of the token (bounded LRU), so revoking access takes effect
-//     within that time. Failed reviews (apiserver unreachable) are not
+//     within that time. Refused tokens are cached apart (1 000 entries,
+//     5s), so a flood of bad tokens cannot push out good callers.
+//     Concurrent requests with one uncached token share one TokenReview
+//     (singleflight). Failed reviews (apiserver unreachable) are not
 //     cached and answer 503. Tokens are never logged or kept.
+//   - A token that is not cached as good may cost a TokenReview, so it is
+//     first counted against --api-unauthenticated-rate-limit (120 a
+//     minute) per client address: the TCP peer, or behind
+//     --api-trusted-proxies the X-Forwarded-For address the redirect
+//     server would take (IPv6 clients are their /64). Past it, 429 with
+//     Retry-After, without a review. Known good tokens are not counted.
 //   - Ids of another workspace answer 404 like unknown ids.
 //
 // # Requests
@@ -105,10 +119,12 @@
 //
 // # Limits
 //
-// --api-rate-limit (600) requests a minute per token: a token bucket of that
-// size refilled continuously, so bursts are allowed. Answers carry
-// X-RateLimit-Limit and X-RateLimit-Remaining; a 429 adds Retry-After.
-// Buckets are kept for up to 10 000 tokens (LRU).
+// --api-rate-limit (600) requests a minute per caller: the ServiceAccount
+// (its uid), so every token minted for it shares one bucket. A token
+// bucket of that size refilled continuously, so bursts are allowed.
+// Answers carry X-RateLimit-Limit and X-RateLimit-Remaining; a 429 adds
+// Retry-After. Buckets are kept for up to 10 000 callers (LRU); the limit
+// on unknown tokens per address (see above) works the same way.
 //
 // # Pagination
 //

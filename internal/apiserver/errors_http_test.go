@@ -194,7 +194,7 @@ func TestRequestErrors(t *testing.T) {
 func TestRateLimit(t *testing.T) {
 	g := NewWithT(t)
 	w := newWorkspace(t)
-	c := &apiClient{t: t, base: limitedURL, token: w.viewer.token}
+	c := &apiClient{t: t, base: limitedURL, token: w.viewer.token, forwardedFor: uniqueAddress()}
 	var last response
 	for i := range testRateLimit {
 		last = c.do("GET", "/api/v1/links", nil)
@@ -208,7 +208,8 @@ func TestRateLimit(t *testing.T) {
 	g.Expect(last.header.Get("Retry-After")).To(MatchRegexp(`^[1-9][0-9]*$`))
 	g.Expect(last.header.Get("X-RateLimit-Remaining")).To(Equal("0"))
 
-	// Limits are per token: the editor of the same workspace is unaffected.
-	other := &apiClient{t: t, base: limitedURL, token: w.editor.token}
+	// Limits are per ServiceAccount: the editor of the same workspace is
+	// unaffected.
+	other := &apiClient{t: t, base: limitedURL, token: w.editor.token, forwardedFor: c.forwardedFor}
 	g.Expect(other.do("GET", "/api/v1/links", nil).status).To(Equal(http.StatusOK))
 }

@@ -90,10 +90,18 @@ func serviceAccountToken(t *testing.T, ns, name, clusterRole, verb string) strin
 			return k8s.Create(ctx, sar) == nil && sar.Status.Allowed
 		}, 30*time.Second, 50*time.Millisecond).Should(BeTrue())
 	}
-	tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)},
+	return mintToken(t, ns, name, DefaultTokenAudience)
+}
+
+// mintToken returns a new token of ServiceAccount ns/name for audiences,
+// as `kubectl create token --audience` does; none means kube-apiserver's
+// own audience, like a pod's token.
+func mintToken(t *testing.T, ns, name string, audiences ...string) string {
+	t.Helper()
+	tr, err := clientset.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), name, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600), Audiences: audiences},
 	}, metav1.CreateOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	return tr.Status.Token
 }
 
@@ -103,6 +111,9 @@ type apiClient struct {
 	t     *testing.T
 	base  string
 	token string
+	// forwardedFor, when set, is sent as X-Forwarded-For: the client
+	// address as limitedURL (which trusts 127.0.0.1 as a proxy) sees it.
+	forwardedFor string
 }
 
 // response is an answer, with its body decoded when it is JSON.
@@ -149,6 +160,9 @@ func (c *apiClient) do(method, path string, body any) response {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
+	if c.forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", c.forwardedFor)
+	}
 	return send(c.t, req)
 }
 
@@ -188,7 +202,14 @@ func (w *workspace) createLink(t *testing.T, body map[string]any) map[string]any
 	return r.body
 }
 
-var hostCounter atomic.Int64
+var hostCounter, addressCounter atomic.Int64
+
+// uniqueAddress returns a client address no other test uses, so that each
+// test has its own unauthenticated budget on limitedURL.
+func uniqueAddress() string {
+	n := addressCounter.Add(1)
+	return fmt.Sprintf("10.%d.%d.%d", n>>16&0xff, n>>8&0xff, n&0xff)
+}
 
 // uniqueHost returns a hostname no other test (or run) uses.
 func uniqueHost() string {

@@ -90,6 +90,8 @@ func callerFrom(ctx context.Context) *caller {
 
 // authenticate resolves the bearer token to a caller (401 otherwise) and
 // checks that it may do verb on resource in its workspace (403 otherwise).
+// A token not known to be good first passes the per-client limit on
+// unauthenticated requests: only then may it cost a TokenReview.
 func (s *server) authenticate(verb, resource string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := bearerToken(r)
@@ -97,10 +99,22 @@ func (s *server) authenticate(verb, resource string, next http.Handler) http.Han
 			writeError(w, r, errUnauthenticated)
 			return
 		}
-		c, err := s.auth.authenticate(r.Context(), token)
-		if err != nil {
-			writeError(w, r, err)
-			return
+		key := hashToken(token)
+		c, refused := s.auth.cached(key)
+		if c == nil {
+			if err := s.admitUnknown(r); err != nil {
+				writeError(w, r, err)
+				return
+			}
+			if refused {
+				writeError(w, r, errUnauthenticated)
+				return
+			}
+			var err error
+			if c, err = s.auth.authenticate(r.Context(), token, key); err != nil {
+				writeError(w, r, err)
+				return
+			}
 		}
 		if err := s.auth.authorize(r.Context(), c, verb, resource); err != nil {
 			writeError(w, r, err)
@@ -111,26 +125,45 @@ func (s *server) authenticate(verb, resource string, next http.Handler) http.Han
 	})
 }
 
-// rateLimit allows each token opts.RateLimit requests a minute and says so
-// in X-RateLimit-* headers; past it, 429 with Retry-After.
+// admitUnknown takes one request from the client's unauthenticated budget
+// (--api-unauthenticated-rate-limit), or answers 429.
+func (s *server) admitUnknown(r *http.Request) error {
+	if !s.unknownLimiter.enabled() {
+		return nil
+	}
+	ok, _, retryAfter := s.unknownLimiter.allow(s.clientKey(r), time.Now())
+	if !ok {
+		return tooManyAttempts(retryAfter)
+	}
+	return nil
+}
+
+// rateLimit allows each caller (ServiceAccount) opts.RateLimit requests a
+// minute, whichever of its tokens it uses, and says so in X-RateLimit-*
+// headers; past it, 429 with Retry-After.
 func (s *server) rateLimit(next http.Handler) http.Handler {
 	if !s.limiter.enabled() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := callerFrom(r.Context())
-		ok, remaining, retryAfter := s.limiter.allow(c.tokenKey, time.Now())
+		ok, remaining, retryAfter := s.limiter.allow(c.limitKey, time.Now())
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 		if !ok {
-			writeError(w, r, &apiError{
-				status:     http.StatusTooManyRequests,
-				message:    "Too Many Attempts.",
-				retryAfter: max(1, int(math.Ceil(retryAfter.Seconds()))),
-			})
+			writeError(w, r, tooManyAttempts(retryAfter))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// tooManyAttempts is Laravel's 429, with Retry-After in whole seconds.
+func tooManyAttempts(retryAfter time.Duration) *apiError {
+	return &apiError{
+		status:     http.StatusTooManyRequests,
+		message:    "Too Many Attempts.",
+		retryAfter: max(1, int(math.Ceil(retryAfter.Seconds()))),
+	}
 }

@@ -9,11 +9,12 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// limiterCacheSize bounds how many tokens have a bucket. A token pushed out
-// comes back with a full bucket, which only ever errs on the generous side.
+// limiterCacheSize bounds how many keys (callers, or client addresses) have
+// a bucket. A key pushed out comes back with a full bucket, which only ever
+// errs on the generous side.
 const limiterCacheSize = 10000
 
-// rateLimiter allows each token perMinute requests a minute: a token bucket
+// rateLimiter allows each key perMinute requests a minute: a token bucket
 // of that size refilled continuously, so bursts up to the limit are fine.
 type rateLimiter struct {
 	perMinute int

@@ -40,23 +40,27 @@ type server struct {
 	domains *pagination.Index[*kurzv1alpha1.Domain]
 	auth    *authenticator
 	limiter *rateLimiter
-	qr      *qr.Renderer
-	locks   *stripedMutex
-	now     func() time.Time
+	// unknownLimiter limits requests with tokens not known to be good, per
+	// client address (--api-unauthenticated-rate-limit).
+	unknownLimiter *rateLimiter
+	qr             *qr.Renderer
+	locks          *stripedMutex
+	now            func() time.Time
 }
 
 func newServer(c client.Client, live client.Reader, o Options) *server {
 	return &server{
-		opts:    o,
-		client:  c,
-		live:    live,
-		links:   pagination.NewIndex(linkCreatedAt),
-		domains: pagination.NewIndex(domainCreatedAt),
-		auth:    newAuthenticator(c, o.AuthCacheTTL),
-		limiter: newRateLimiter(o.RateLimit),
-		qr:      qr.NewRenderer(o.QRCacheSize),
-		locks:   newStripedMutex(),
-		now:     time.Now,
+		opts:           o,
+		client:         c,
+		live:           live,
+		links:          pagination.NewIndex(linkCreatedAt),
+		domains:        pagination.NewIndex(domainCreatedAt),
+		auth:           newAuthenticator(c, o.TokenAudiences, o.AuthCacheTTL),
+		limiter:        newRateLimiter(o.RateLimit),
+		unknownLimiter: newRateLimiter(o.UnauthenticatedRateLimit),
+		qr:             qr.NewRenderer(o.QRCacheSize),
+		locks:          newStripedMutex(),
+		now:            time.Now,
 	}
 }
 

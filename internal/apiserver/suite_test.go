@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,8 +29,12 @@ import (
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
-// testRateLimit is the per-token limit of the limited server.
-const testRateLimit = 3
+// testRateLimit is the per-ServiceAccount limit of the limited server,
+// testUnauthenticatedLimit its per-address limit for unknown tokens.
+const (
+	testRateLimit            = 3
+	testUnauthenticatedLimit = 5
+)
 
 var (
 	env *envtest.Environment
@@ -37,8 +43,13 @@ var (
 	// clientset creates ServiceAccount tokens (TokenRequest).
 	clientset *kubernetes.Clientset
 	// baseURL is the API server under test; limitedURL is a second one on
-	// the same manager with a rate limit of testRateLimit a minute.
+	// the same manager with a rate limit of testRateLimit a minute, a limit
+	// of testUnauthenticatedLimit unknown tokens a minute per client
+	// address, and 127.0.0.1 as a trusted proxy (tests name their client
+	// address in X-Forwarded-For).
 	baseURL, limitedURL string
+	// tokenReviews counts the TokenReviews both servers send.
+	tokenReviews = &reviewCounter{counts: map[string]int{}}
 )
 
 func TestMain(m *testing.M) {
@@ -84,8 +95,11 @@ func runWithControlPlane(m *testing.M) (int, error) {
 		return 0, err
 	}
 
-	// The manager as internal/manager builds it, with only the API server.
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	// The manager as internal/manager builds it, with only the API server;
+	// its requests pass tokenReviews' counter.
+	mgrCfg := rest.CopyConfig(cfg)
+	mgrCfg.Wrap(tokenReviews.wrap)
+	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -112,7 +126,8 @@ func runWithControlPlane(m *testing.M) (int, error) {
 	baseURL, limitedURL = "http://"+ln.Addr().String(), "http://"+limitedLn.Addr().String()
 	o := DefaultOptions()
 	o.Listener = ln
-	o.RateLimit = 0 // tests make many requests with one token
+	o.RateLimit = 0                // tests make many requests with one token
+	o.UnauthenticatedRateLimit = 0 // and many tokens from one address
 	if err := Setup(mgr, o); err != nil {
 		cancel()
 		return 0, err
@@ -120,6 +135,10 @@ func runWithControlPlane(m *testing.M) (int, error) {
 	lo := DefaultOptions()
 	lo.Listener = limitedLn
 	lo.RateLimit = testRateLimit
+	lo.UnauthenticatedRateLimit = testUnauthenticatedLimit
+	lo.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	// Long enough that no good answer expires during a flood test.
+	lo.AuthCacheTTL = time.Minute
 	if err := Setup(mgr, lo); err != nil {
 		cancel()
 		return 0, err

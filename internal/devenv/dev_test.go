@@ -2,6 +2,8 @@ package devenv_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -20,9 +23,11 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/devenv"
 )
 
 var testScheme = func() *runtime.Scheme {
@@ -44,7 +49,7 @@ func TestDev(t *testing.T) {
 	// Should a step fail with children left over, do not leak them.
 	t.Cleanup(func() { killControlPlane(dataDir) })
 
-	var oldToken string
+	var oldToken, legacyToken string
 	ok := t.Run("first start sets up the cluster and the workspace", func(t *testing.T) {
 		g := NewWithT(t)
 		k := startKurzDev(t, dataDir)
@@ -74,16 +79,17 @@ func TestDev(t *testing.T) {
 		oldToken = readToken(g, dataDir)
 		expectWorkspaceToken(ctx, g, dataDir, oldToken)
 
-		// Created with the token: kurz-editor may write kurz objects in default.
-		tc := tokenClient(g, dataDir, oldToken)
-		g.Expect(tc.Create(ctx, &kurzv1alpha1.Domain{
+		// The API token reads them through kurz (writes are kurz-editor's,
+		// checked above by SubjectAccessReview).
+		g.Expect(admin.Create(ctx, &kurzv1alpha1.Domain{
 			ObjectMeta: metav1.ObjectMeta{Name: "links-example-com", Namespace: "default"},
 			Spec:       kurzv1alpha1.DomainSpec{Domain: "links.example.com"},
 		})).To(Succeed())
-		g.Expect(tc.Create(ctx, &kurzv1alpha1.Link{
+		g.Expect(admin.Create(ctx, &kurzv1alpha1.Link{
 			ObjectMeta: metav1.ObjectMeta{Name: "hello", Namespace: "default"},
 			Spec:       kurzv1alpha1.LinkSpec{Domain: "links.example.com", Key: "hello", URL: "https://example.com/hello"},
 		})).To(Succeed())
+		expectAPIToken(g, k.apiURL, oldToken)
 
 		k.signal(g, syscall.SIGTERM)
 		g.Expect(k.exitCode(g)).To(Equal(0), k.out.String())
@@ -103,6 +109,9 @@ func TestDev(t *testing.T) {
 		g.Expect(readToken(g, dataDir)).To(Equal(oldToken))
 		expectKept(ctx, g, dataDir)
 		expectWorkspaceToken(ctx, g, dataDir, oldToken)
+		expectAPIToken(g, k.apiURL, oldToken)
+		// What an older kurz dev wrote: a token for kube-apiserver's audience.
+		legacyToken = mintDefaultAudienceToken(ctx, g, dataDir)
 
 		out, err := runKurzDev(t, dataDir)
 		g.Expect(err).To(HaveOccurred(), out)
@@ -136,6 +145,34 @@ func TestDev(t *testing.T) {
 		g.Expect(k.exitCode(g)).To(Equal(0), k.out.String())
 		g.Expect(controlPlaneProcesses(dataDir)).To(BeEmpty())
 	})
+
+	t.Run("a token minted for kube-apiserver is replaced by an API token", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Expect(legacyToken).NotTo(BeEmpty())
+		g.Expect(os.WriteFile(filepath.Join(dataDir, "token"), []byte(legacyToken+"\n"), 0o600)).To(Succeed())
+		k := startKurzDev(t, dataDir)
+		k.waitBanner(g)
+		g.Expect(k.out.String()).To(ContainSubstring("wrote a new token"))
+		newToken := readToken(g, dataDir)
+		g.Expect(newToken).NotTo(Equal(legacyToken))
+		expectWorkspaceToken(ctx, g, dataDir, newToken)
+		expectAPIToken(g, k.apiURL, newToken)
+		k.signal(g, syscall.SIGTERM)
+		g.Expect(k.exitCode(g)).To(Equal(0), k.out.String())
+		g.Expect(controlPlaneProcesses(dataDir)).To(BeEmpty())
+	})
+}
+
+// mintDefaultAudienceToken returns a one-year token of default/kurz-admin
+// without an audience (kube-apiserver's), as kurz dev used to write.
+func mintDefaultAudienceToken(ctx context.Context, g Gomega, dataDir string) string {
+	admin, err := kubernetes.NewForConfig(adminConfig(g, dataDir))
+	g.Expect(err).NotTo(HaveOccurred())
+	tr, err := admin.CoreV1().ServiceAccounts("default").CreateToken(ctx, "kurz-admin", &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(devenv.TokenLifetime / time.Second))},
+	}, metav1.CreateOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	return tr.Status.Token
 }
 
 // expectKept checks that the Link and Domain of the first start survived.
@@ -147,15 +184,31 @@ func expectKept(ctx context.Context, g Gomega, dataDir string) {
 	g.Expect(admin.Get(ctx, client.ObjectKey{Namespace: "default", Name: "links-example-com"}, &kurzv1alpha1.Domain{})).To(Succeed())
 }
 
-// expectWorkspaceToken checks that token authenticates as default:kurz-admin
-// and carries kurz-editor in default only.
+// expectWorkspaceToken checks that token is a kurz API token of
+// default:kurz-admin (TokenReview for audience kurz), carrying kurz-editor
+// in default only, and that it is not a kube-apiserver credential.
 func expectWorkspaceToken(ctx context.Context, g Gomega, dataDir, token string) {
-	cs, err := kubernetes.NewForConfig(tokenConfig(g, dataDir, token))
+	admin, err := kubernetes.NewForConfig(adminConfig(g, dataDir))
 	g.Expect(err).NotTo(HaveOccurred())
-	who, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	review, err := admin.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{
+		Spec: authenticationv1.TokenReviewSpec{Token: token, Audiences: []string{"kurz"}},
+	}, metav1.CreateOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(who.Status.UserInfo.Username).To(Equal(serviceAccountUser))
+	g.Expect(review.Status.Authenticated).To(BeTrue(), review.Status.Error)
+	g.Expect(review.Status.Audiences).To(Equal([]string{"kurz"}))
+	user := review.Status.User
+	g.Expect(user.Username).To(Equal(serviceAccountUser))
 
+	// As a bearer credential of kube-apiserver itself, it is refused.
+	asToken, err := kubernetes.NewForConfig(tokenConfig(g, dataDir, token))
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = asToken.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	g.Expect(apierrors.IsUnauthorized(err)).To(BeTrue(), "kube-apiserver answered %v", err)
+
+	extra := map[string]authorizationv1.ExtraValue{}
+	for k, v := range user.Extra {
+		extra[k] = authorizationv1.ExtraValue(v)
+	}
 	for _, tt := range []struct {
 		namespace, verb, resource string
 		allowed                   bool
@@ -171,14 +224,36 @@ func expectWorkspaceToken(ctx context.Context, g Gomega, dataDir, token string) 
 		if tt.resource == "secrets" {
 			group = ""
 		}
-		review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: tt.namespace, Verb: tt.verb, Group: group, Resource: tt.resource,
-			}},
+		review, err := admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: user.Username, UID: user.UID, Groups: user.Groups, Extra: extra,
+				ResourceAttributes: &authorizationv1.ResourceAttributes{
+					Namespace: tt.namespace, Verb: tt.verb, Group: group, Resource: tt.resource,
+				},
+			},
 		}, metav1.CreateOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(review.Status.Allowed).To(Equal(tt.allowed), "%s %s in %s", tt.verb, tt.resource, tt.namespace)
 	}
+}
+
+// expectAPIToken checks that token lists the workspace's links (among
+// them "hello") through the kurz API, as the banner's curl command does.
+// The API reads from its cache, so a link just created shows up shortly.
+func expectAPIToken(g Gomega, apiURL, token string) {
+	g.Eventually(func(g Gomega) {
+		req, err := http.NewRequest("GET", apiURL+"/api/v1/links", nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Accept", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		g.Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "%s", body)
+		g.Expect(string(body)).To(ContainSubstring(`"key":"hello"`))
+	}).WithTimeout(30 * time.Second).Should(Succeed())
 }
 
 func adminConfig(g Gomega, dataDir string) *rest.Config {
@@ -201,12 +276,6 @@ func tokenConfig(g Gomega, dataDir, token string) *rest.Config {
 		BearerToken:     token,
 		TLSClientConfig: rest.TLSClientConfig{CAData: admin.CAData},
 	}
-}
-
-func tokenClient(g Gomega, dataDir, token string) client.Client {
-	c, err := client.New(tokenConfig(g, dataDir, token), client.Options{Scheme: testScheme})
-	g.Expect(err).NotTo(HaveOccurred())
-	return c
 }
 
 func readToken(g Gomega, dataDir string) string {

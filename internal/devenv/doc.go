@@ -24,8 +24,11 @@
 //	                    start because the API server port may change
 //	DIR/token           bearer token of ServiceAccount default/kurz-admin, bound
 //	                    to ClusterRole kurz-editor in namespace default
-//	                    (mode 0600); kept while it is valid for another week,
-//	                    otherwise replaced by a new one-year token
+//	                    (mode 0600), minted for audience kurz (the first of
+//	                    --api-token-audiences), so it is an API token and
+//	                    not a kube-apiserver credential; kept while it is
+//	                    valid for that audience for another week, otherwise
+//	                    replaced by a new one-year token
 //
 // Keys are never regenerated while they are valid; certificates are reissued
 // when they expire within 30 days. The children listen on loopback only, on

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kurz-dev/kurz/internal/apiserver"
 )
 
 // DefaultDataDir is where kurz dev keeps its state unless told otherwise.
@@ -26,6 +28,9 @@ type Options struct {
 	DataDir string
 	// Out receives progress lines; nil discards them.
 	Out io.Writer
+	// TokenAudience is the audience DIR/token is minted for: one the API
+	// server accepts (--api-token-audiences). Empty means "kurz".
+	TokenAudience string
 }
 
 // Env is a running local control plane. Stop it with Stop.
@@ -33,11 +38,13 @@ type Env struct {
 	dataDir string // absolute
 	shown   string // DataDir as the user gave it, for messages
 	out     io.Writer
-	bins    binaries
-	lock    *dirLock
-	etcd    *child
-	apiSrv  *child
-	cfg     *rest.Config
+	// audience is the audience of DIR/token.
+	audience string
+	bins     binaries
+	lock     *dirLock
+	etcd     *child
+	apiSrv   *child
+	cfg      *rest.Config
 }
 
 // Start locks DataDir, starts etcd and kube-apiserver, installs the CRDs and
@@ -54,7 +61,10 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out}
+	if o.TokenAudience == "" {
+		o.TokenAudience = apiserver.DefaultTokenAudience
+	}
+	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience}
 	if e.bins, err = findBinaries(); err != nil {
 		return nil, err
 	}
@@ -121,7 +131,7 @@ func (e *Env) start(ctx context.Context) error {
 	if err := setUpWorkspace(ctx, c); err != nil {
 		return err
 	}
-	issued, err := ensureToken(ctx, cs, e.path("token"))
+	issued, err := ensureToken(ctx, cs, e.path("token"), e.audience)
 	if err != nil {
 		return err
 	}

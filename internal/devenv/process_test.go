@@ -22,6 +22,7 @@ import (
 
 // kurzDev is a running `kurz dev`.
 type kurzDev struct {
+	apiURL  string // http://127.0.0.1:PORT of the /api/v1 server
 	cmd     *exec.Cmd
 	out     *syncBuffer
 	done    chan struct{}
@@ -32,13 +33,14 @@ type kurzDev struct {
 // and no metrics. The test's cleanup kills it if it is still running.
 func startKurzDev(t *testing.T, dataDir string, extra ...string) *kurzDev {
 	t.Helper()
+	apiAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	args := append([]string{"dev",
 		"--data-dir", dataDir,
-		"--api-addr", "127.0.0.1:" + strconv.Itoa(freePort(t)),
+		"--api-addr", apiAddr,
 		"--redirect-addr", "127.0.0.1:" + strconv.Itoa(freePort(t)),
 		"--metrics-bind-address", "0",
 	}, extra...)
-	k := &kurzDev{cmd: exec.Command(kurzBin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	k := &kurzDev{apiURL: "http://" + apiAddr, cmd: exec.Command(kurzBin, args...), out: &syncBuffer{}, done: make(chan struct{})}
 	k.cmd.Dir = t.TempDir() // no ./bin/k8s there: KUBEBUILDER_ASSETS is used
 	k.cmd.Stdout, k.cmd.Stderr = k.out, k.out
 	if err := k.cmd.Start(); err != nil {

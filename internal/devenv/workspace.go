@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,16 +62,17 @@ func setUpWorkspace(ctx context.Context, c client.Client) error {
 }
 
 // ensureToken keeps the token in path when the API server still accepts it
-// as the workspace's ServiceAccount and it is not about to expire; otherwise
-// it requests a new one-year token and writes it with mode 0600. It reports
-// whether it issued a new token.
-func ensureToken(ctx context.Context, cs kubernetes.Interface, path string) (bool, error) {
+// as the workspace's ServiceAccount for audience and it is not about to
+// expire; otherwise it requests a new one-year token for audience (so it is
+// an API token, not a kube-apiserver credential) and writes it with mode
+// 0600. It reports whether it issued a new token.
+func ensureToken(ctx context.Context, cs kubernetes.Interface, path, audience string) (bool, error) {
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
 	if tok := strings.TrimSpace(string(old)); tok != "" {
-		ok, err := tokenStillGood(ctx, cs, tok)
+		ok, err := tokenStillGood(ctx, cs, tok, audience)
 		if err != nil {
 			return false, err
 		}
@@ -79,7 +81,10 @@ func ensureToken(ctx context.Context, cs kubernetes.Interface, path string) (boo
 		}
 	}
 	tr, err := cs.CoreV1().ServiceAccounts(Workspace).CreateToken(ctx, ServiceAccount, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(TokenLifetime / time.Second))},
+		Spec: authenticationv1.TokenRequestSpec{
+			ExpirationSeconds: ptr.To(int64(TokenLifetime / time.Second)),
+			Audiences:         []string{audience},
+		},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		return false, fmt.Errorf("request a token for %s/%s: %w", Workspace, ServiceAccount, err)
@@ -88,19 +93,22 @@ func ensureToken(ctx context.Context, cs kubernetes.Interface, path string) (boo
 }
 
 // tokenStillGood asks the API server (TokenReview) whether tok authenticates
-// as the workspace's ServiceAccount, and checks its expiry.
-func tokenStillGood(ctx context.Context, cs kubernetes.Interface, tok string) (bool, error) {
+// as the workspace's ServiceAccount for audience, and checks its expiry. A
+// token of an older kurz dev, minted for kube-apiserver, is not: it is
+// replaced.
+func tokenStillGood(ctx context.Context, cs kubernetes.Interface, tok, audience string) (bool, error) {
 	if exp, ok := jwtExpiry(tok); !ok || time.Until(exp) < tokenKeepMargin {
 		return false, nil
 	}
 	review, err := cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{
-		Spec: authenticationv1.TokenReviewSpec{Token: tok},
+		Spec: authenticationv1.TokenReviewSpec{Token: tok, Audiences: []string{audience}},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		return false, fmt.Errorf("review the stored token: %w", err)
 	}
 	want := "system:serviceaccount:" + Workspace + ":" + ServiceAccount
-	return review.Status.Authenticated && review.Status.User.Username == want, nil
+	return review.Status.Authenticated && review.Status.User.Username == want &&
+		slices.Contains(review.Status.Audiences, audience), nil
 }
 
 // jwtExpiry reads the exp claim of a JWT without verifying it; the

@@ -41,6 +41,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -69,6 +70,10 @@ type Options struct {
 	// X-Forwarded-For. Empty: the peer is the visitor, X-Forwarded-For is
 	// ignored (anyone could forge it).
 	TrustedProxies []netip.Prefix
+	// ClickSpool is a file where a replica stopped while the API server is
+	// unreachable keeps the clicks it could not write; the next start
+	// replays and then removes it. Empty: such clicks are lost.
+	ClickSpool string
 	// ShutdownTimeout bounds the graceful shutdown of the listener and the
 	// final click flush (each).
 	ShutdownTimeout time.Duration
@@ -93,6 +98,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.CookieSecretFile, "redirect-cookie-secret-file", o.CookieSecretFile, "File holding the password cookie secret (overrides --redirect-cookie-secret).")
 	fs.DurationVar(&o.ClickFlushInterval, "click-flush-interval", o.ClickFlushInterval, "How often counted clicks are written to the Links' status.")
 	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
+	fs.StringVar(&o.ClickSpool, "click-spool", o.ClickSpool, "File where clicks that could not be written on shutdown (API server unreachable) are kept for the next start, which replays them; its directory must be writable and survive restarts (default: none, such clicks are lost).")
 	fs.Func("redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).", func(s string) error {
 		p, err := ParseTrustedProxies(s)
 		o.TrustedProxies = p
@@ -113,6 +119,14 @@ func (o *Options) Validate() error {
 	}
 	if o.ClickFlushQPS <= 0 {
 		return errors.New("--click-flush-qps must be positive")
+	}
+	if o.ClickSpool != "" {
+		if st, err := os.Stat(filepath.Dir(o.ClickSpool)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--click-spool %s: its directory must exist", o.ClickSpool)
+		}
+		if st, err := os.Stat(o.ClickSpool); err == nil && st.IsDir() {
+			return fmt.Errorf("--click-spool %s is a directory, not a file", o.ClickSpool)
+		}
 	}
 	if o.ShutdownTimeout <= 0 {
 		return errors.New("--redirect-shutdown-timeout must be positive")
@@ -178,6 +192,10 @@ func setup(mgr ctrl.Manager, o Options) (*Server, error) {
 		return nil, err
 	}
 	srv.flusher = newFlusher(ix.clicks, mgr.GetClient(), mgr.GetAPIReader(), o.ClickFlushQPS)
+	srv.flusher.writeTimeout = writeTimeoutFor(o.ClickFlushInterval)
+	if o.ClickSpool != "" {
+		srv.flusher.spool = &spool{path: o.ClickSpool}
+	}
 	srv.synced = regs
 	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error {
 		if !srv.Synced() {

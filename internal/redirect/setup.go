@@ -1,34 +1,3 @@
-// Package redirect serves https://<domain>/<key> from an in-memory index fed
-// by the informer cache, and counts clicks.
-//
-// Every replica runs it (no leader election): the index decides on its own,
-// with internal/claims, which Domain holds a hostname and which Link holds a
-// key, so replicas agree without waiting for the controllers' conditions.
-// Clicks are counted in memory and flushed as status patches with an
-// optimistic lock, so replicas never lose each other's counts.
-//
-// A click patch can fail without saying whether the API server applied it (a
-// timeout or a dropped connection after the server wrote it). Retrying it
-// blindly would count those clicks twice, so the next flush of that Link
-// first reads it live: if status.clicks is the value the failed patch set,
-// the patch landed and is not repeated. If another replica added clicks in
-// between, the value no longer tells: the clicks are written again and may be
-// counted twice (or, if that replica happened to set the very same value,
-// once too few). With one replica writing a Link the counts stay exact.
-//
-// Password cookies are HMAC-signed with a key derived from
-// --redirect-cookie-secret (or --redirect-cookie-secret-file, e.g. a mounted
-// Secret, or else the environment variable KURZ_REDIRECT_COOKIE_SECRET, which
-// the deploy manifests fill from an optional Secret). Give every replica the
-// same secret: without one, each process makes
-// a random key, and a visitor whose next request lands on another replica (or
-// comes after a restart) is asked for the password again. The cookie binds the
-// link's uid and password hash, so changing the password logs everyone out.
-//
-// Password attempts are limited per visitor and link (a burst, then one per
-// period; IPv6 visitors by their /64). Behind an ingress the TCP peer is the
-// ingress: list its networks in --redirect-trusted-proxies so the visitor is
-// read from X-Forwarded-For, or every visitor shares the ingress's bucket.
 package redirect
 
 import (

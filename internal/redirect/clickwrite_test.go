@@ -21,6 +21,7 @@ import (
 func TestUnansweredClickWrite(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t)
+	unansweredHost := ns + ".unanswered.test"
 	for i, tt := range []struct {
 		name string
 		// between runs after the first, unanswered flush of 3 clicks, with
@@ -61,7 +62,7 @@ func TestUnansweredClickWrite(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			name := fmt.Sprintf("l%d", i)
-			l := createLink(t, ns, name, "unanswered.test", name, "https://dest.example/", nil)
+			l := createLink(t, ns, name, unansweredHost, name, "https://dest.example/", nil)
 			p := newHoldProxy(t)
 			pc := p.client(t)
 			q := &clickQueue{}
@@ -141,4 +142,45 @@ func TestPruneWriters(t *testing.T) {
 	later := metav1.NewTime(now.Add(-time.Minute))
 	_, through = pruneWriters(nil, &later, mine, now)
 	g.Expect(through.Time).To(Equal(later.Time))
+}
+
+// TestTwoReplicasFrozenAPIServer: two replicas click one Link while the API
+// server takes their patches without answering; when it resumes it applies
+// one and rejects the other (same resourceVersion). Both settle, and the
+// Link ends with exactly the clicks made.
+func TestTwoReplicasFrozenAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	frozenHost := ns + ".frozen.test" // unique: the first Domain claiming a host keeps it
+	createDomain(t, ns, "d", frozenHost, nil)
+	createLink(t, ns, "l", frozenHost, "k", "https://dest.example/", nil)
+	pa, pb := newHoldProxy(t), newHoldProxy(t)
+	o := testOptions()
+	a, b := startServerOn(t, pa.config(), o), startServerOn(t, pb.config(), o)
+	for _, ts := range []*testServer{a, b} {
+		g.Eventually(func() int { return do(t, "HEAD", ts.base, frozenHost, "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+	}
+	pa.setMode(proxyHold)
+	pb.setMode(proxyHold)
+	hammer(t, a.base, frozenHost, "/k", 30)
+	hammer(t, b.base, frozenHost, "/k", 20)
+	g.Eventually(pa.parkedCount, 30*time.Second).Should(BeNumerically(">", 0))
+	g.Eventually(pb.parkedCount, 30*time.Second).Should(BeNumerically(">", 0))
+	hammer(t, a.base, frozenHost, "/k", 10) // counted while frozen, written later
+
+	// Resume: the parked patches arrive, in whatever order; the replicas
+	// settle theirs and write the rest.
+	codes := append(pa.release(t), pb.release(t)...)
+	g.Expect(codes).To(ContainElement(http.StatusOK))
+	pa.setMode(proxyPass)
+	pb.setMode(proxyPass)
+	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(60)))
+	// Patches parked after the release (resends, new writes) arrive too late.
+	for _, code := range append(pa.release(t), pb.release(t)...) {
+		g.Expect(code).To(Equal(http.StatusConflict))
+	}
+	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, 2*time.Second).Should(Equal(int64(60)))
+	var l kurzv1alpha1.Link
+	g.Expect(k8s.Get(context.Background(), keyOf(ns, "l"), &l)).To(Succeed())
+	g.Expect(l.Status.ClickWriters).To(HaveLen(2))
 }

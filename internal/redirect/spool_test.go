@@ -17,7 +17,8 @@ import (
 // after it, or never.
 func TestSpoolReplay(t *testing.T) {
 	ns := newNamespace(t)
-	createDomain(t, ns, "d", "spool.test", nil)
+	spoolHost := ns + ".spool.test" // unique: the first Domain claiming a host keeps it
+	createDomain(t, ns, "d", spoolHost, nil)
 	for i, tt := range []struct {
 		name string
 		mode proxyMode
@@ -32,8 +33,8 @@ func TestSpoolReplay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			k1, k2 := string(rune('a'+i))+"1", string(rune('a'+i))+"2"
-			createLink(t, ns, k1, "spool.test", k1, "https://dest.example/", nil)
-			createLink(t, ns, k2, "spool.test", k2, "https://dest.example/", nil)
+			createLink(t, ns, k1, spoolHost, k1, "https://dest.example/", nil)
+			createLink(t, ns, k2, spoolHost, k2, "https://dest.example/", nil)
 			p := newHoldProxy(t)
 			path := filepath.Join(t.TempDir(), "clicks.spool")
 			o := testOptions()
@@ -42,10 +43,10 @@ func TestSpoolReplay(t *testing.T) {
 			o.ShutdownTimeout = 3 * time.Second
 			a := startServerOn(t, p.config(), o)
 			for _, k := range []string{k1, k2} {
-				g.Eventually(func() int { return do(t, "HEAD", a.base, "spool.test", "/"+k, nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+				g.Eventually(func() int { return do(t, "HEAD", a.base, spoolHost, "/"+k, nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 			}
-			hammer(t, a.base, "spool.test", "/"+k1, 5)
-			hammer(t, a.base, "spool.test", "/"+k2, 3)
+			hammer(t, a.base, spoolHost, "/"+k1, 5)
+			hammer(t, a.base, spoolHost, "/"+k2, 3)
 
 			p.setMode(tt.mode)
 			a.stop()
@@ -90,8 +91,9 @@ func TestSpoolReplay(t *testing.T) {
 func TestCorruptSpool(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t)
-	createDomain(t, ns, "d", "corrupt.test", nil)
-	createLink(t, ns, "l", "corrupt.test", "k", "https://dest.example/", nil)
+	corruptHost := ns + ".corrupt.test"
+	createDomain(t, ns, "d", corruptHost, nil)
+	createLink(t, ns, "l", corruptHost, "k", "https://dest.example/", nil)
 	for _, content := range []string{`{"version":1,"links":[{"uid":`, `{"version":99,"links":[]}`} {
 		path := filepath.Join(t.TempDir(), "clicks.spool")
 		g.Expect(os.WriteFile(path, []byte(content), 0o600)).To(Succeed())
@@ -102,7 +104,7 @@ func TestCorruptSpool(t *testing.T) {
 		_, err := os.Stat(path)
 		g.Expect(err).To(MatchError(os.ErrNotExist))
 		before := clicksOf(t, ns, "l")
-		g.Eventually(func() int { return do(t, "GET", ts.base, "corrupt.test", "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+		g.Eventually(func() int { return do(t, "GET", ts.base, corruptHost, "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 		g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(before + 1))
 		ts.stop()
 		_, err = os.Stat(path)

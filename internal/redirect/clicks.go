@@ -62,9 +62,11 @@ type flusher struct {
 	writer  client.Client // sends the status patches
 	limiter *rate.Limiter
 	// writeTimeout bounds each request: a frozen API server must not hold a
-	// flush (or the shutdown) forever.
-	writeTimeout time.Duration
-	marks        *marker
+	// flush (or the shutdown) forever. timeout is the one of the flush
+	// running: the final flush waits at most finalWriteTimeout, so that a
+	// frozen API server leaves time to spool before the pod is killed.
+	writeTimeout, timeout time.Duration
+	marks                 *marker
 	// unsure holds, per Link uid, the click patch whose outcome is unknown;
 	// the next flush of the Link settles it before writing anything else.
 	unsure map[types.UID]*unsureWrite
@@ -81,6 +83,9 @@ func newFlusher(q *clickQueue, c client.Client, live client.Reader, qps float64)
 		unsure:       map[types.UID]*unsureWrite{},
 	}
 }
+
+// finalWriteTimeout bounds each request of the final flush.
+const finalWriteTimeout = 2 * time.Second
 
 // writeTimeoutFor is the per-request timeout of a flush every interval: one
 // interval, within [2s, 10s]. A request the API server takes longer to
@@ -120,6 +125,10 @@ func (f *flusher) run(ctx context.Context, interval time.Duration) {
 // lost (logged as an error with its count) without one.
 func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 	log := ctrl.LoggerFrom(ctx).WithName("clicks")
+	f.timeout = f.writeTimeout
+	if final {
+		f.timeout = min(f.writeTimeout, finalWriteTimeout)
+	}
 	batch := f.q.take()
 	for i, c := range batch {
 		// Unqueue before taking the count: a click racing with us queues the

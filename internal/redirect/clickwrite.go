@@ -181,16 +181,16 @@ func pruneWriters(old []kurzv1alpha1.ClickWriter, prunedThrough *metav1.Time, mi
 	return out, through
 }
 
-// send sends a click patch within writeTimeout.
+// send sends a click patch within the flush's timeout.
 func (f *flusher) send(ctx context.Context, l *kurzv1alpha1.Link, body []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, f.writeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	return f.writer.Status().Patch(ctx, l, client.RawPatch(types.MergePatchType, body))
 }
 
-// get reads within writeTimeout.
+// get reads within the flush's timeout.
 func (f *flusher) get(ctx context.Context, r client.Reader, key types.NamespacedName, l *kurzv1alpha1.Link) error {
-	ctx, cancel := context.WithTimeout(ctx, f.writeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	return r.Get(ctx, key, l)
 }

@@ -25,8 +25,10 @@
 // may count twice. See settle in clickwrite.go.
 //
 // Counts that cannot be written wait in memory: one counter per Link (which
-// the index holds anyway) and at most one unanswered patch per Link. A flush
-// that meets an unreachable API server stops there and keeps the rest. With
+// the index holds anyway) and at most one unanswered patch per Link. A
+// request waits at most one flush interval (2 to 10 s; the final flush's at
+// most 2 s, to leave time for the spool), and a flush that meets an
+// unreachable API server stops there and keeps the rest. With
 // --click-spool, the final flush's leftovers (counts, lastClickTime, and the
 // unanswered patches with their markers) are written to that file
 // atomically; the next start replays it (settling the unanswered patches

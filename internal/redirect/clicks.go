@@ -37,14 +37,19 @@ func (q *clickQueue) take() []*counter {
 // requeue gives back counts a flush could not write, for the next flush.
 func (c *counter) requeue(delta, last int64) {
 	c.n.Add(delta)
+	c.seen(last)
+	if c.queued.CompareAndSwap(false, true) {
+		c.q.push(c)
+	}
+}
+
+// seen raises the counter's latest click time to last.
+func (c *counter) seen(last int64) {
 	for {
 		cur := c.last.Load()
 		if cur >= last || c.last.CompareAndSwap(cur, last) {
-			break
+			return
 		}
-	}
-	if c.queued.CompareAndSwap(false, true) {
-		c.q.push(c)
 	}
 }
 
@@ -205,6 +210,7 @@ func (f *flusher) settleAndWrite(ctx context.Context, c *counter, delta, last in
 		if !applied {
 			delta += u.Delta
 			last = max(last, u.Last)
+			c.seen(u.Last) // kept by the counter if this write fails
 		}
 	}
 	if delta == 0 {

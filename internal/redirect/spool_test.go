@@ -1,6 +1,7 @@
 package redirect
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
 // TestSpoolReplay stops a replica while the API server does not answer: its
@@ -82,6 +85,12 @@ func TestSpoolReplay(t *testing.T) {
 				g.Expect(p.release(t)).To(Equal([]int{http.StatusConflict}))
 			}
 			g.Consistently(func() []int64 { return []int64{clicksOf(t, ns, k1), clicksOf(t, ns, k2)} }, time.Second).Should(Equal([]int64{5, 3}))
+			for _, k := range []string{k1, k2} {
+				var l kurzv1alpha1.Link
+				g.Expect(k8s.Get(context.Background(), keyOf(ns, k), &l)).To(Succeed())
+				g.Expect(l.Status.LastClickTime).NotTo(BeNil(), "lastClickTime replayed")
+				g.Expect(l.Status.LastClickTime.Time).To(BeTemporally("~", time.Now(), time.Minute))
+			}
 		})
 	}
 }

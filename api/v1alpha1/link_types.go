@@ -138,6 +138,25 @@ type LinkStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
+	// clickWriters is the redirect servers' bookkeeping, not for people (kurz's
+	// API never shows it): the latest click write of each redirect server
+	// process that wrote clicks here lately. A process that sent a click write
+	// and never got the answer reads it to tell whether the write was applied,
+	// so clicks are counted exactly once (see internal/redirect). Each writer
+	// keeps one entry; entries older than a day, and the oldest past 16, are
+	// pruned by whoever writes next.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=32
+	ClickWriters []ClickWriter `json:"clickWriters,omitempty"`
+
+	// clickWritersPrunedThrough is the newest time of a clickWriters entry
+	// pruned so far. A writer whose unanswered write is not newer cannot tell
+	// from clickWriters whether it was applied (and says so in its log).
+	// +optional
+	ClickWritersPrunedThrough *metav1.Time `json:"clickWritersPrunedThrough,omitempty"`
+
 	// conditions describe the link's state; Ready says whether it serves.
 	// +optional
 	// +listType=map
@@ -145,6 +164,25 @@ type LinkStatus struct {
 	// +patchStrategy=merge
 	// +patchMergeKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// ClickWriter is the latest click write of one redirect server process to a
+// Link: the marker that tells the process, after a write whose answer it never
+// got, whether that write was applied.
+type ClickWriter struct {
+	// id names the process: its pod name and a random suffix.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	ID string `json:"id"`
+
+	// seq is the process's sequence number of the write.
+	// +required
+	Seq int64 `json:"seq"`
+
+	// time is when the process sent the write, by its clock.
+	// +required
+	Time metav1.Time `json:"time"`
 }
 
 // +kubebuilder:object:root=true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -49,6 +50,10 @@ func parseDevFlags(args []string) (devConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	// Clicks kurz dev could not write on its way out wait in the data dir.
+	if c.manager.Redirect.ClickSpool == "" {
+		c.manager.Redirect.ClickSpool = filepath.Join(c.dataDir, "clicks.spool")
 	}
 	return c, nil
 }

@@ -44,3 +44,13 @@ func TestParseDevFlags(t *testing.T) {
 		})
 	}
 }
+
+func TestDevSpoolsClicksIntoDataDir(t *testing.T) {
+	g := NewWithT(t)
+	c, err := parseDevFlags([]string{"--data-dir", "/x"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/x/clicks.spool"))
+	c, err = parseDevFlags([]string{"--data-dir", "/x", "--click-spool", "/y/s"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/y/s"))
+}

@@ -2,7 +2,6 @@ package redirect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -10,12 +9,9 @@ import (
 
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
 // clickQueue holds the counters clicked since the last flush.
@@ -41,14 +37,19 @@ func (q *clickQueue) take() []*counter {
 // requeue gives back counts a flush could not write, for the next flush.
 func (c *counter) requeue(delta, last int64) {
 	c.n.Add(delta)
+	c.seen(last)
+	if c.queued.CompareAndSwap(false, true) {
+		c.q.push(c)
+	}
+}
+
+// seen raises the counter's latest click time to last.
+func (c *counter) seen(last int64) {
 	for {
 		cur := c.last.Load()
 		if cur >= last || c.last.CompareAndSwap(cur, last) {
-			break
+			return
 		}
-	}
-	if c.queued.CompareAndSwap(false, true) {
-		c.q.push(c)
 	}
 }
 
@@ -57,35 +58,54 @@ func (c *counter) requeue(delta, last int64) {
 const maxConflictRetries = 5
 
 // flusher writes counted clicks to the Links' status. Its flushes run one at
-// a time (the periodic ones, then the final one), never concurrently.
+// a time (the periodic ones, then the final one), never concurrently, so it
+// never has two writes of one Link in flight.
 type flusher struct {
 	q       *clickQueue
-	cached  client.Client // reads from the informer cache, writes to the API
-	live    client.Reader // reads from the API, after a conflict
+	cached  client.Reader // the informer cache: the first read of a write
+	live    client.Reader // the API: after a conflict, to settle
+	writer  client.Client // sends the status patches
 	limiter *rate.Limiter
+	// writeTimeout bounds each request: a frozen API server must not hold a
+	// flush (or the shutdown) forever. timeout is the one of the flush
+	// running: the final flush waits at most finalWriteTimeout, so that a
+	// frozen API server leaves time to spool before the pod is killed.
+	writeTimeout, timeout time.Duration
+	marks                 *marker
 	// unsure holds, per Link uid, the click patch whose outcome is unknown;
-	// the next flush of the Link settles it first.
-	unsure map[types.UID]unsureWrite
-}
-
-// unsureWrite is a click patch that failed without saying whether the API
-// server applied it (a timeout, a dropped connection, a 5xx).
-type unsureWrite struct {
-	delta  int64 // the clicks it added
-	clicks int64 // the status.clicks it set
+	// the next flush of the Link settles it before writing anything else.
+	unsure map[types.UID]*unsureWrite
+	// spool, when set, keeps what the final flush could not write; see spool.go.
+	spool *spool
 }
 
 func newFlusher(q *clickQueue, c client.Client, live client.Reader, qps float64) *flusher {
 	burst := max(int(qps), 1)
 	return &flusher{
-		q: q, cached: c, live: live, limiter: rate.NewLimiter(rate.Limit(qps), burst),
-		unsure: map[types.UID]unsureWrite{},
+		q: q, cached: c, live: live, writer: c, limiter: rate.NewLimiter(rate.Limit(qps), burst),
+		writeTimeout: 10 * time.Second,
+		marks:        newMarker(),
+		unsure:       map[types.UID]*unsureWrite{},
 	}
 }
 
-// run flushes every interval until ctx is done. The final flush is the
-// caller's, once no more clicks can arrive.
+// finalWriteTimeout bounds each request of the final flush.
+const finalWriteTimeout = 2 * time.Second
+
+// writeTimeoutFor is the per-request timeout of a flush every interval: one
+// interval, within [2s, 10s]. A request the API server takes longer to
+// answer is settled by the next flush.
+func writeTimeoutFor(interval time.Duration) time.Duration {
+	return min(max(interval, 2*time.Second), 10*time.Second)
+}
+
+// run flushes every interval until ctx is done, at once first when a spool
+// was replayed. The final flush is the caller's, once no more clicks can
+// arrive.
 func (f *flusher) run(ctx context.Context, interval time.Duration) {
+	if f.spool != nil && f.spool.loaded {
+		f.flush(ctx, false)
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -99,16 +119,22 @@ func (f *flusher) run(ctx context.Context, interval time.Duration) {
 }
 
 // flush writes one status patch per clicked Link. Counts it could not write
-// (API unreachable, ctx done) stay queued for the next flush.
+// stay queued for the next flush (or the spool). After a failure that says
+// the API server is unreachable (a timeout, a refused connection), it stops
+// and keeps the rest for the next flush instead of waiting a timeout per
+// Link.
 //
 // The final flush (final) has no next one: it skips the QPS limiter, whose
 // Wait fails at once when the wait would pass ctx's deadline, so that only
-// the deadline can stop it; what it cannot write is lost, and logged as an
-// error with its count.
+// the deadline can stop it; what it cannot write goes to the spool, or is
+// lost (logged as an error with its count) without one.
 func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 	log := ctrl.LoggerFrom(ctx).WithName("clicks")
+	f.timeout = f.writeTimeout
+	if final {
+		f.timeout = min(f.writeTimeout, finalWriteTimeout)
+	}
 	batch := f.q.take()
-	var dropped int64
 	for i, c := range batch {
 		// Unqueue before taking the count: a click racing with us queues the
 		// counter again, and at worst the next flush finds nothing to write.
@@ -118,72 +144,73 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 		if delta == 0 && !unsure {
 			continue
 		}
+		var err error
 		if !final {
-			if err := f.limiter.Wait(ctx); err != nil {
-				c.requeue(delta, last)
-				for _, rest := range batch[i+1:] {
-					rest.queued.Store(false)
-					_, restUnsure := f.unsure[rest.uid]
-					if d := rest.n.Swap(0); d != 0 || restUnsure {
-						rest.requeue(d, rest.last.Load())
-					}
-				}
-				failed += len(batch) - i
-				flushFailures.Add(float64(len(batch) - i))
-				return written, failed
-			}
+			err = f.limiter.Wait(ctx)
 		}
-		pending, err := f.settleAndWrite(ctx, c, delta, last)
+		pending := delta
+		if err == nil {
+			pending, err = f.settleAndWrite(ctx, c, delta, last)
+		}
 		link := types.NamespacedName{Namespace: c.namespace, Name: c.name}
 		switch {
 		case err == nil:
 			written++
 			flushWrites.Inc()
+			continue
 		case errors.Is(err, errLinkGone):
 			// Deleted (or recreated under the same name): nobody can hold
 			// these clicks any more.
-		case final:
-			failed++
-			flushFailures.Inc()
-			dropped += pending + f.unsure[c.uid].delta // an unsure write may have landed; counted as lost
-			log.V(1).Info("final click flush failed", "link", link, "clicks", pending, "error", err.Error())
-		default:
-			failed++
-			flushFailures.Inc()
-			c.requeue(pending, last) // queued even when 0, to settle an unsure write
-			log.V(1).Info("click flush failed; kept for the next flush", "link", link, "clicks", pending, "error", err.Error())
+			continue
 		}
+		failed++
+		flushFailures.Inc()
+		c.requeue(pending, last) // queued even when 0, to settle an unsure write
+		log.V(1).Info("click flush failed; kept", "link", link, "clicks", pending, "error", err.Error())
+		if rejected(err) {
+			continue // this Link's problem; the API server answers
+		}
+		// Unreachable (or ctx done): keep the rest untouched for later.
+		for _, rest := range batch[i+1:] {
+			rest.queued.Store(false)
+			_, restUnsure := f.unsure[rest.uid]
+			if d := rest.n.Swap(0); d != 0 || restUnsure {
+				rest.requeue(d, rest.last.Load())
+				failed++
+				flushFailures.Inc()
+			}
+		}
+		break
 	}
-	switch {
-	case failed > 0 && final:
-		log.Error(nil, "click counts lost: the final flush could not write them (API server unreachable, or the shutdown timeout passed)", "clicks", dropped, "links", failed)
-	case failed > 0:
+	if failed > 0 && !final {
 		log.Info("some click counts could not be written; they are kept for the next flush", "links", failed)
+	}
+	if failed == 0 && f.spool != nil {
+		// Everything queued, the replayed spool included, is written.
+		f.spool.written(log)
 	}
 	return written, failed
 }
 
 // settleAndWrite writes delta new clicks of c, after settling the Link's
-// unsure write if it has one: a live read tells whether that patch was
-// applied (status.clicks is what it set) or must be written again. A write
-// whose outcome is unknown becomes the new unsure write. On error, pending is
-// the count that is neither stored nor held as unsure: the caller keeps it.
+// unsure write if it has one (see settle). A write whose outcome is unknown
+// becomes the new unsure write. On error, pending is the count that is
+// neither stored nor held as unsure: the caller keeps it.
 func (f *flusher) settleAndWrite(ctx context.Context, c *counter, delta, last int64) (pending int64, err error) {
 	if u, ok := f.unsure[c.uid]; ok {
-		var l kurzv1alpha1.Link
-		err := f.live.Get(ctx, types.NamespacedName{Namespace: c.namespace, Name: c.name}, &l)
+		applied, err := f.settle(ctx, c, u)
 		switch {
-		case apierrors.IsNotFound(err) || (err == nil && l.UID != c.uid):
+		case errors.Is(err, errLinkGone):
 			delete(f.unsure, c.uid)
-			return 0, errLinkGone
+			return 0, err
 		case err != nil:
-			return delta, fmt.Errorf("read link to settle an unknown click write: %w", err)
+			return delta, fmt.Errorf("settle an unknown click write: %w", err)
 		}
 		delete(f.unsure, c.uid)
-		// Applied: the clicks are those it set. Another replica's write since
-		// can hide it, and then it is counted again (see the package doc).
-		if l.Status.Clicks != u.clicks {
-			delta += u.delta
+		if !applied {
+			delta += u.Delta
+			last = max(last, u.Last)
+			c.seen(u.Last) // kept by the counter if this write fails
 		}
 	}
 	if delta == 0 {
@@ -191,75 +218,22 @@ func (f *flusher) settleAndWrite(ctx context.Context, c *counter, delta, last in
 	}
 	err = f.write(ctx, c, delta, last)
 	if uo, ok := errors.AsType[*unknownOutcome](err); ok {
-		f.unsure[c.uid] = unsureWrite{delta: delta, clicks: uo.clicks}
+		f.unsure[c.uid] = uo.write
 		return 0, err
 	}
-	return delta, err
+	if err != nil {
+		return delta, err
+	}
+	return 0, nil
 }
 
 var errLinkGone = errors.New("link no longer exists")
 
-// clickPatch is the only part of the Link a flush writes: the counters, and
-// resourceVersion as the precondition that makes the increment safe.
-type clickPatch struct {
-	Metadata struct {
-		ResourceVersion string `json:"resourceVersion"`
-	} `json:"metadata"`
-	Status struct {
-		Clicks        int64       `json:"clicks"`
-		LastClickTime metav1.Time `json:"lastClickTime"`
-	} `json:"status"`
-}
-
-// write adds delta to the Link's status.clicks with a merge patch that only
-// applies to the version it was computed from; on a conflict (another replica
-// wrote first) it re-reads from the API and tries again.
-func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) error {
-	key := types.NamespacedName{Namespace: c.namespace, Name: c.name}
-	var reader client.Reader = f.cached
-	for attempt := 0; ; attempt++ {
-		var l kurzv1alpha1.Link
-		if err := reader.Get(ctx, key, &l); err != nil {
-			if apierrors.IsNotFound(err) {
-				return errLinkGone
-			}
-			return fmt.Errorf("read link: %w", err)
-		}
-		if l.UID != c.uid {
-			return errLinkGone
-		}
-		var p clickPatch
-		p.Metadata.ResourceVersion = l.ResourceVersion
-		p.Status.Clicks = l.Status.Clicks + delta
-		p.Status.LastClickTime = metav1.NewTime(time.Unix(0, last).UTC())
-		if l.Status.LastClickTime != nil && l.Status.LastClickTime.After(p.Status.LastClickTime.Time) {
-			p.Status.LastClickTime = *l.Status.LastClickTime
-		}
-		body, err := json.Marshal(&p)
-		if err != nil {
-			return err
-		}
-		err = f.cached.Status().Patch(ctx, &l, client.RawPatch(types.MergePatchType, body))
-		switch {
-		case err == nil:
-			return nil
-		case apierrors.IsNotFound(err):
-			return errLinkGone
-		case apierrors.IsConflict(err) && attempt < maxConflictRetries:
-			reader = f.live
-		case rejected(err):
-			return fmt.Errorf("patch link status: %w", err)
-		default:
-			return &unknownOutcome{clicks: p.Status.Clicks, err: err}
-		}
-	}
-}
-
 // unknownOutcome is a patch error that does not say whether the API server
-// applied the patch.
+// applied the patch (or will: a frozen server may apply it later).
 type unknownOutcome struct {
-	clicks int64 // the status.clicks the patch set
-	err    error
+	write *unsureWrite
+	err   error
 }
 
 func (e *unknownOutcome) Error() string {

@@ -360,3 +360,15 @@ func (ix *Index) refreshKey(host, key string) {
 	}
 	ix.mu.Unlock()
 }
+
+// counterFor returns the click counter of the Link uid, or, if the index
+// does not hold it (deleted meanwhile), a counter of its own that the next
+// flush finds gone. The click spool replays into these.
+func (ix *Index) counterFor(uid types.UID, ns, name string) *counter {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	if rec := ix.links[types.NamespacedName{Namespace: ns, Name: name}]; rec != nil && rec.entry.uid == uid {
+		return rec.entry.clicks
+	}
+	return &counter{uid: uid, namespace: ns, name: name, q: ix.clicks}
+}

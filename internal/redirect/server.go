@@ -82,6 +82,13 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.ready.Store(true)
 	s.handler.password.log = log
+	// Replay before serving: the spooled counts go into the counters the
+	// index just made.
+	if s.flusher != nil && s.flusher.spool != nil {
+		if err := s.flusher.spool.load(log.WithName("clicks"), s.flusher, s.ix.counterFor); err != nil {
+			return fmt.Errorf("redirect server: %w", err)
+		}
+	}
 
 	ln, err := net.Listen("tcp", s.o.BindAddress)
 	if err != nil {
@@ -145,6 +152,19 @@ func (s *Server) Start(ctx context.Context) error {
 		written, failed := s.flusher.flush(finalCtx, true)
 		cancel()
 		log.Info("final click flush", "links", written, "failed", failed)
+		switch {
+		case s.flusher.spool != nil:
+			links, clicks, err := s.flusher.spool.save(s.flusher)
+			switch {
+			case err != nil:
+				log.Error(err, "click counts lost: the final flush could not write them and the spool cannot be written", "path", s.flusher.spool.path, "links", failed)
+				result = errors.Join(result, fmt.Errorf("write click spool: %w", err))
+			case links > 0:
+				log.Info("clicks the final flush could not write are spooled for the next start", "path", s.flusher.spool.path, "links", links, "clicks", clicks)
+			}
+		case failed > 0:
+			log.Error(nil, "click counts lost: the final flush could not write them (API server unreachable, or the shutdown timeout passed) and there is no --click-spool", "links", failed)
+		}
 	}
 	return result
 }

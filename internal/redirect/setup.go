@@ -1,34 +1,3 @@
-// Package redirect serves https://<domain>/<key> from an in-memory index fed
-// by the informer cache, and counts clicks.
-//
-// Every replica runs it (no leader election): the index decides on its own,
-// with internal/claims, which Domain holds a hostname and which Link holds a
-// key, so replicas agree without waiting for the controllers' conditions.
-// Clicks are counted in memory and flushed as status patches with an
-// optimistic lock, so replicas never lose each other's counts.
-//
-// A click patch can fail without saying whether the API server applied it (a
-// timeout or a dropped connection after the server wrote it). Retrying it
-// blindly would count those clicks twice, so the next flush of that Link
-// first reads it live: if status.clicks is the value the failed patch set,
-// the patch landed and is not repeated. If another replica added clicks in
-// between, the value no longer tells: the clicks are written again and may be
-// counted twice (or, if that replica happened to set the very same value,
-// once too few). With one replica writing a Link the counts stay exact.
-//
-// Password cookies are HMAC-signed with a key derived from
-// --redirect-cookie-secret (or --redirect-cookie-secret-file, e.g. a mounted
-// Secret, or else the environment variable KURZ_REDIRECT_COOKIE_SECRET, which
-// the deploy manifests fill from an optional Secret). Give every replica the
-// same secret: without one, each process makes
-// a random key, and a visitor whose next request lands on another replica (or
-// comes after a restart) is asked for the password again. The cookie binds the
-// link's uid and password hash, so changing the password logs everyone out.
-//
-// Password attempts are limited per visitor and link (a burst, then one per
-// period; IPv6 visitors by their /64). Behind an ingress the TCP peer is the
-// ingress: list its networks in --redirect-trusted-proxies so the visitor is
-// read from X-Forwarded-For, or every visitor shares the ingress's bucket.
 package redirect
 
 import (
@@ -41,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -69,6 +39,10 @@ type Options struct {
 	// X-Forwarded-For. Empty: the peer is the visitor, X-Forwarded-For is
 	// ignored (anyone could forge it).
 	TrustedProxies []netip.Prefix
+	// ClickSpool is a file where a replica stopped while the API server is
+	// unreachable keeps the clicks it could not write; the next start
+	// replays and then removes it. Empty: such clicks are lost.
+	ClickSpool string
 	// ShutdownTimeout bounds the graceful shutdown of the listener and the
 	// final click flush (each).
 	ShutdownTimeout time.Duration
@@ -93,6 +67,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.CookieSecretFile, "redirect-cookie-secret-file", o.CookieSecretFile, "File holding the password cookie secret (overrides --redirect-cookie-secret).")
 	fs.DurationVar(&o.ClickFlushInterval, "click-flush-interval", o.ClickFlushInterval, "How often counted clicks are written to the Links' status.")
 	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
+	fs.StringVar(&o.ClickSpool, "click-spool", o.ClickSpool, "File where clicks that could not be written on shutdown (API server unreachable) are kept for the next start, which replays them; its directory must be writable and survive restarts (default: none, such clicks are lost).")
 	fs.Func("redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).", func(s string) error {
 		p, err := ParseTrustedProxies(s)
 		o.TrustedProxies = p
@@ -113,6 +88,14 @@ func (o *Options) Validate() error {
 	}
 	if o.ClickFlushQPS <= 0 {
 		return errors.New("--click-flush-qps must be positive")
+	}
+	if o.ClickSpool != "" {
+		if st, err := os.Stat(filepath.Dir(o.ClickSpool)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--click-spool %s: its directory must exist", o.ClickSpool)
+		}
+		if st, err := os.Stat(o.ClickSpool); err == nil && st.IsDir() {
+			return fmt.Errorf("--click-spool %s is a directory, not a file", o.ClickSpool)
+		}
 	}
 	if o.ShutdownTimeout <= 0 {
 		return errors.New("--redirect-shutdown-timeout must be positive")
@@ -178,6 +161,10 @@ func setup(mgr ctrl.Manager, o Options) (*Server, error) {
 		return nil, err
 	}
 	srv.flusher = newFlusher(ix.clicks, mgr.GetClient(), mgr.GetAPIReader(), o.ClickFlushQPS)
+	srv.flusher.writeTimeout = writeTimeoutFor(o.ClickFlushInterval)
+	if o.ClickSpool != "" {
+		srv.flusher.spool = &spool{path: o.ClickSpool}
+	}
 	srv.synced = regs
 	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error {
 		if !srv.Synced() {

@@ -102,8 +102,14 @@ type testServer struct {
 
 func startServer(t *testing.T, o Options) *testServer {
 	t.Helper()
+	return startServerOn(t, cfg, o)
+}
+
+// startServerOn starts a server talking to the API server at c (a proxy).
+func startServerOn(t *testing.T, c *rest.Config, o Options) *testServer {
+	t.Helper()
 	g := NewWithT(t)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(c, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

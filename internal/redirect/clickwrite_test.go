@@ -1,0 +1,186 @@
+package redirect
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"testing"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+// TestUnansweredClickWrite sends click patches to a frozen API server (the
+// hold proxy): the flusher never sees an answer, and the API server applies
+// them later, or never. Whatever the order, the Link ends with exactly the
+// clicks made.
+func TestUnansweredClickWrite(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	unansweredHost := ns + ".unanswered.test"
+	for i, tt := range []struct {
+		name string
+		// between runs after the first, unanswered flush of 3 clicks, with
+		// the proxy still holding; it returns what the parked patches
+		// answered when delivered now (nil: delivered at the end).
+		between func(t *testing.T, f *flusher, p *holdProxy, c *counter) []int
+		// late is what the parked patches answer when delivered at the end.
+		late []int
+	}{{
+		name: "applied late, then settled by its marker",
+		between: func(t *testing.T, f *flusher, p *holdProxy, c *counter) []int {
+			return p.release(t)
+		},
+	}, {
+		name: "sent again while frozen, both delivered: one applies",
+		between: func(t *testing.T, f *flusher, p *holdProxy, c *counter) []int {
+			c.click(time.Now().UnixNano())
+			_, failed := f.flush(ctx, false) // settling resends it: held too
+			NewWithT(t).Expect(failed).To(Equal(1))
+			NewWithT(t).Expect(p.parkedCount()).To(Equal(2))
+			return p.release(t)
+		},
+	}, {
+		name: "sent again and applied, the late one conflicts",
+		late: []int{http.StatusConflict},
+	}, {
+		name: "another write moved resourceVersion, the late one conflicts",
+		between: func(t *testing.T, f *flusher, p *holdProxy, c *counter) []int {
+			g := NewWithT(t)
+			var l kurzv1alpha1.Link
+			g.Expect(k8s.Get(ctx, keyOf(c.namespace, c.name), &l)).To(Succeed())
+			l.Status.ObservedGeneration = 7 // a controller's status write
+			g.Expect(k8s.Status().Update(ctx, &l)).To(Succeed())
+			return nil
+		},
+		late: []int{http.StatusConflict},
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			name := fmt.Sprintf("l%d", i)
+			l := createLink(t, ns, name, unansweredHost, name, "https://dest.example/", nil)
+			p := newHoldProxy(t)
+			pc := p.client(t)
+			q := &clickQueue{}
+			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
+			f := newFlusher(q, pc, pc, 100)
+			f.writeTimeout = 2 * time.Second
+
+			for range 3 {
+				c.click(time.Now().UnixNano())
+			}
+			p.setMode(proxyHold)
+			_, failed := f.flush(ctx, false)
+			g.Expect(failed).To(Equal(1))
+			g.Expect(f.unsure).To(HaveLen(1))
+			g.Expect(p.parkedCount()).To(Equal(1))
+			g.Expect(clicksOf(t, ns, name)).To(BeZero())
+
+			var early []int
+			if tt.between != nil {
+				early = tt.between(t, f, p, c)
+			}
+			if tt.late == nil {
+				// The first delivered copy applied; any other conflicted.
+				g.Expect(early).NotTo(BeEmpty())
+				g.Expect(early[0]).To(Equal(http.StatusOK))
+				for _, code := range early[1:] {
+					g.Expect(code).To(Equal(http.StatusConflict))
+				}
+			}
+			p.setMode(proxyPass)
+			c.click(time.Now().UnixNano())
+			_, failed = f.flush(ctx, false)
+			g.Expect(failed).To(BeZero())
+			g.Expect(f.unsure).To(BeEmpty())
+			want := int64(4)
+			if tt.name == "sent again while frozen, both delivered: one applies" {
+				want = 5
+			}
+			g.Expect(clicksOf(t, ns, name)).To(Equal(want))
+
+			// Whatever is still parked arrives now, too late to count.
+			g.Expect(p.release(t)).To(Equal(tt.late))
+			g.Expect(clicksOf(t, ns, name)).To(Equal(want))
+			g.Expect(k8s.Get(ctx, keyOf(ns, name), l)).To(Succeed())
+			g.Expect(l.Status.ClickWriters).To(ConsistOf(HaveField("ID", f.marks.id)))
+		})
+	}
+}
+
+func TestPruneWriters(t *testing.T) {
+	g := NewWithT(t)
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	at := func(ago time.Duration) metav1.Time { return metav1.NewTime(now.Add(-ago)) }
+	var old []kurzv1alpha1.ClickWriter
+	old = append(old, kurzv1alpha1.ClickWriter{ID: "me", Seq: 1, Time: at(time.Minute)})
+	old = append(old, kurzv1alpha1.ClickWriter{ID: "stale", Seq: 9, Time: at(25 * time.Hour)})
+	for i := range 20 {
+		old = append(old, kurzv1alpha1.ClickWriter{ID: fmt.Sprintf("w%02d", i), Seq: 1, Time: at(time.Duration(i+1) * time.Hour)})
+	}
+	mine := kurzv1alpha1.ClickWriter{ID: "me", Seq: 2, Time: metav1.NewTime(now)}
+	out, through := pruneWriters(old, nil, mine, now)
+	g.Expect(out).To(HaveLen(maxClickWriters))
+	g.Expect(out[0]).To(Equal(mine))
+	ids := map[string]bool{}
+	for _, w := range out {
+		g.Expect(ids[w.ID]).To(BeFalse(), "one entry per writer")
+		ids[w.ID] = true
+	}
+	g.Expect(ids).NotTo(HaveKey("stale"))
+	g.Expect(ids).To(HaveKey("w00"))    // newest others kept
+	g.Expect(ids).NotTo(HaveKey("w19")) // oldest past the cap dropped
+	// The newest dropped entry: w15 (16 h ago; w00..w14 fill the 15 places).
+	g.Expect(through).NotTo(BeNil())
+	g.Expect(through.Time).To(Equal(now.Add(-16 * time.Hour)))
+
+	// The watermark never goes back.
+	later := metav1.NewTime(now.Add(-time.Minute))
+	_, through = pruneWriters(nil, &later, mine, now)
+	g.Expect(through.Time).To(Equal(later.Time))
+}
+
+// TestTwoReplicasFrozenAPIServer: two replicas click one Link while the API
+// server takes their patches without answering; when it resumes it applies
+// one and rejects the other (same resourceVersion). Both settle, and the
+// Link ends with exactly the clicks made.
+func TestTwoReplicasFrozenAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	frozenHost := ns + ".frozen.test" // unique: the first Domain claiming a host keeps it
+	createDomain(t, ns, "d", frozenHost, nil)
+	createLink(t, ns, "l", frozenHost, "k", "https://dest.example/", nil)
+	pa, pb := newHoldProxy(t), newHoldProxy(t)
+	o := testOptions()
+	a, b := startServerOn(t, pa.config(), o), startServerOn(t, pb.config(), o)
+	for _, ts := range []*testServer{a, b} {
+		g.Eventually(func() int { return do(t, "HEAD", ts.base, frozenHost, "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
+	}
+	pa.setMode(proxyHold)
+	pb.setMode(proxyHold)
+	hammer(t, a.base, frozenHost, "/k", 30)
+	hammer(t, b.base, frozenHost, "/k", 20)
+	g.Eventually(pa.parkedCount, 30*time.Second).Should(BeNumerically(">", 0))
+	g.Eventually(pb.parkedCount, 30*time.Second).Should(BeNumerically(">", 0))
+	hammer(t, a.base, frozenHost, "/k", 10) // counted while frozen, written later
+
+	// Resume: the parked patches arrive, in whatever order; the replicas
+	// settle theirs and write the rest.
+	codes := append(pa.release(t), pb.release(t)...)
+	g.Expect(codes).To(ContainElement(http.StatusOK))
+	pa.setMode(proxyPass)
+	pb.setMode(proxyPass)
+	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(60)))
+	// Patches parked after the release (resends, new writes) arrive too late.
+	for _, code := range append(pa.release(t), pb.release(t)...) {
+		g.Expect(code).To(Equal(http.StatusConflict))
+	}
+	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, 2*time.Second).Should(Equal(int64(60)))
+	var l kurzv1alpha1.Link
+	g.Expect(k8s.Get(context.Background(), keyOf(ns, "l"), &l)).To(Succeed())
+	g.Expect(l.Status.ClickWriters).To(HaveLen(2))
+}

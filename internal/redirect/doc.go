@@ -1,0 +1,54 @@
+// Package redirect serves https://<domain>/<key> from an in-memory index fed
+// by the informer cache, and counts clicks.
+//
+// Every replica runs it (no leader election): the index decides on its own,
+// with internal/claims, which Domain holds a hostname and which Link holds a
+// key, so replicas agree without waiting for the controllers' conditions.
+// Clicks are counted in memory and flushed as status patches with an
+// optimistic lock, so replicas never lose each other's counts.
+//
+// Clicks are counted exactly once, also across kube-apiserver outages. A
+// click patch can fail without saying whether the API server applied it (a
+// timeout, a dropped connection), and a frozen server (SIGSTOP) may apply it
+// long after the sender gave up, so "not applied yet" proves nothing. Every
+// patch therefore carries two things: the resourceVersion it was computed
+// from, as a precondition, and this process's marker {id, seq} in
+// status.clickWriters (the id is the pod name plus a random suffix, new for
+// every process). Before writing a Link again, the flusher settles its
+// unanswered patch with a live read: the marker is there, so it was applied;
+// the resourceVersion moved on without it, so it never will be (the clicks
+// are written again); the resourceVersion is unchanged, so the very same
+// patch is sent again: at most one copy can apply, because the first changes
+// the resourceVersion the others require, and a Conflict means read again.
+// Markers are pruned after a day (or past 16 writers); a writer that finds
+// its marker may have been pruned writes its clicks again and logs that they
+// may count twice. See settle in clickwrite.go.
+//
+// Counts that cannot be written wait in memory: one counter per Link (which
+// the index holds anyway) and at most one unanswered patch per Link. A
+// request waits at most one flush interval (2 to 10 s; the final flush's at
+// most 2 s, to leave time for the spool), and a flush that meets an
+// unreachable API server stops there and keeps the rest. With
+// --click-spool, the final flush's leftovers (counts, lastClickTime, and the
+// unanswered patches with their markers) are written to that file
+// atomically; the next start replays it (settling the unanswered patches
+// under the writer id that sent them) and removes it once a flush has
+// written everything. A spool that does not parse is moved to
+// <file>.corrupt and logged. SIGKILL loses what was counted since the last
+// flush; a SIGKILL while a replayed spool is being written can count its
+// already written part twice on the next start.
+//
+// Password cookies are HMAC-signed with a key derived from
+// --redirect-cookie-secret (or --redirect-cookie-secret-file, e.g. a mounted
+// Secret, or else the environment variable KURZ_REDIRECT_COOKIE_SECRET, which
+// the deploy manifests fill from an optional Secret). Give every replica the
+// same secret: without one, each process makes
+// a random key, and a visitor whose next request lands on another replica (or
+// comes after a restart) is asked for the password again. The cookie binds the
+// link's uid and password hash, so changing the password logs everyone out.
+//
+// Password attempts are limited per visitor and link (a burst, then one per
+// period; IPv6 visitors by their /64). Behind an ingress the TCP peer is the
+// ingress: list its networks in --redirect-trusted-proxies so the visitor is
+// read from X-Forwarded-For, or every visitor shares the ingress's bucket.
+package redirect

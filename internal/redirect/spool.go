@@ -1,0 +1,196 @@
+package redirect
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// spoolVersion is the format of the spool file; another one is corrupt.
+const spoolVersion = 1
+
+// spoolFile is what a replica stopped during an outage leaves for the next
+// start: per Link, the clicks it could not write and its unanswered write.
+type spoolFile struct {
+	Version int         `json:"version"`
+	Written time.Time   `json:"written"`
+	Links   []spoolLink `json:"links"`
+}
+
+type spoolLink struct {
+	UID       types.UID `json:"uid"`
+	Namespace string    `json:"namespace"`
+	Name      string    `json:"name"`
+	// Clicks and Last are counted clicks never sent, and the newest one's
+	// time (unix ns).
+	Clicks int64 `json:"clicks,omitempty"`
+	Last   int64 `json:"last,omitempty"`
+	// Unsure is the write whose answer never came, settled first on replay
+	// under the writer id it carries.
+	Unsure *unsureWrite `json:"unsure,omitempty"`
+}
+
+// spool is the --click-spool file of a flusher.
+type spool struct {
+	path string
+	// loaded: the file was replayed and stays until a flush writes all.
+	loaded bool
+}
+
+// load reads the spool, if any, into q's counters (found with counterFor)
+// and the flusher's unsure writes. A file that does not parse is moved
+// aside to path.corrupt, logged, and otherwise ignored.
+func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID, ns, name string) *counter) error {
+	b, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read click spool: %w", err)
+	}
+	var sf spoolFile
+	if err := json.Unmarshal(b, &sf); err != nil || sf.Version != spoolVersion || !sf.valid() {
+		if err == nil {
+			err = fmt.Errorf("unknown version %d or incomplete entries", sf.Version)
+		}
+		aside := s.path + ".corrupt"
+		if rerr := os.Rename(s.path, aside); rerr != nil {
+			return fmt.Errorf("click spool %s is corrupt (%v) and cannot be moved aside: %w", s.path, err, rerr)
+		}
+		log.Error(err, "click spool is corrupt: moved aside, its clicks are not replayed", "path", aside)
+		return nil
+	}
+	var clicks int64
+	for _, l := range sf.Links {
+		c := counterFor(l.UID, l.Namespace, l.Name)
+		if l.Unsure != nil {
+			f.unsure[l.UID] = l.Unsure
+			clicks += l.Unsure.Delta
+		}
+		clicks += l.Clicks
+		c.requeue(l.Clicks, l.Last) // queued even when 0, to settle
+	}
+	s.loaded = len(sf.Links) > 0
+	log.Info("replaying the click spool", "path", s.path, "links", len(sf.Links), "clicks", clicks, "written", sf.Written)
+	if !s.loaded {
+		return s.remove()
+	}
+	return nil
+}
+
+func (sf *spoolFile) valid() bool {
+	for _, l := range sf.Links {
+		if l.UID == "" || l.Namespace == "" || l.Name == "" || l.Clicks < 0 ||
+			(l.Unsure != nil && (l.Unsure.Writer.ID == "" || l.Unsure.ResourceVersion == "" || len(l.Unsure.Patch) == 0 || l.Unsure.Delta < 0)) {
+			return false
+		}
+	}
+	return true
+}
+
+// written is called after a flush that left nothing behind: the replayed
+// spool is all stored.
+func (s *spool) written(log logr.Logger) {
+	if !s.loaded {
+		return
+	}
+	if err := s.remove(); err != nil {
+		log.Error(err, "remove the replayed click spool; its clicks are written, a restart would replay them again", "path", s.path)
+		return
+	}
+	s.loaded = false
+	log.Info("click spool replayed and removed", "path", s.path)
+}
+
+func (s *spool) remove() error {
+	if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return syncDir(filepath.Dir(s.path))
+}
+
+// save writes what the final flush left: the queued counters and the
+// unsure writes. Nothing left removes the file. The write is atomic (a
+// temporary file, fsynced, renamed over the spool, the directory fsynced):
+// a crash leaves the old spool or the new one, never half of one.
+func (s *spool) save(f *flusher) (links int, clicks int64, err error) {
+	byUID := map[types.UID]*spoolLink{}
+	var order []types.UID
+	add := func(uid types.UID, ns, name string) *spoolLink {
+		l := byUID[uid]
+		if l == nil {
+			l = &spoolLink{UID: uid, Namespace: ns, Name: name}
+			byUID[uid] = l
+			order = append(order, uid)
+		}
+		return l
+	}
+	for _, c := range f.q.take() {
+		c.queued.Store(false)
+		n := c.n.Swap(0)
+		if n == 0 {
+			continue
+		}
+		l := add(c.uid, c.namespace, c.name)
+		l.Clicks += n
+		l.Last = max(l.Last, c.last.Load())
+		clicks += n
+	}
+	for uid, u := range f.unsure {
+		add(uid, u.Namespace, u.Name).Unsure = u
+		clicks += u.Delta
+	}
+	if len(order) == 0 {
+		return 0, 0, s.remove()
+	}
+	sf := spoolFile{Version: spoolVersion, Written: time.Now().UTC()}
+	for _, uid := range order {
+		sf.Links = append(sf.Links, *byUID[uid])
+	}
+	b, err := json.Marshal(&sf)
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(order), clicks, writeFileAtomic(s.path, b)
+}
+
+func writeFileAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename: nothing to remove
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename or removal in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -123,7 +123,7 @@ docker-buildx: ## Build and push IMG for every platform in PLATFORMS (docker bui
 
 .PHONY: deploy
 deploy: $(KUSTOMIZE) ## Install kurz on the cluster of the current kubeconfig (KUBECTL, default: kubectl on PATH), with image IMG.
-	$(KUSTOMIZE) build config/default | $(GO) run ./hack/gen-dist -install /dev/stdout -image $(IMG) | $(KUBECTL) apply --server-side -f -
+	$(KUSTOMIZE) build config/default | $(GO) run ./hack/gen-dist -install - -image $(IMG) | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
 undeploy: $(KUSTOMIZE) ## Remove kurz from the cluster (the CRDs, and so every Link and Domain, too).

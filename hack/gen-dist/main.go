@@ -1,7 +1,7 @@
 // Command gen-dist turns the rendered manifests of config/default (the output
 // of `kustomize build config/default` on stdin) into the release artefacts:
 //
-//	-install FILE  one file to `kubectl apply` (make build-installer), with -image
+//	-install FILE  one file to `kubectl apply` (make build-installer), with -image; - is stdout
 //	-chart DIR     the Helm chart (make helm)
 //
 // Both come from the same objects, so neither can drift from config/: the
@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	install := flag.String("install", "", "write the install manifest to this file")
+	install := flag.String("install", "", "write the install manifest to this file (-: stdout)")
 	image := flag.String("image", defaultImage, "image of the manager container in the install manifest")
 	chart := flag.String("chart", "", "write the Helm chart into this directory (replacing what is there)")
 	flag.Parse()
@@ -42,7 +42,12 @@ func run(install, image, chart string) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFile(install, out); err != nil {
+		if install == "-" {
+			_, err = os.Stdout.Write(out)
+		} else {
+			err = writeFile(install, out)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -206,13 +206,27 @@ func TestChartValuesReachTheCluster(t *testing.T) {
 	}
 }
 
-// TestChartRefusesTwoCookieSecrets: an existing Secret and a value
-// contradict each other; the chart says so instead of picking one.
-func TestChartRefusesTwoCookieSecrets(t *testing.T) {
-	_, err := renderChart("links-prod", map[string]any{
-		"cookieSecret": map[string]any{"existingSecret": "links-cookie-key", "value": "abc"},
-	})
-	NewWithT(t).Expect(err).To(MatchError(ContainSubstring("cookieSecret: set existingSecret or value, not both")))
+// TestChartRefusesBadValues: values the chart cannot honour fail the render
+// with an error naming the value, before anything reaches the cluster.
+func TestChartRefusesBadValues(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values map[string]any
+		want   string
+	}{
+		{"two cookie secrets", map[string]any{"cookieSecret": map[string]any{"existingSecret": "links-cookie-key", "value": "abc"}},
+			"cookieSecret: set existingSecret or value, not both"},
+		{"replicas not a number", map[string]any{"replicas": "three"}, "replicas"},
+		{"misspelt value", map[string]any{"redirectTarget": []any{"go.example.com"}}, "redirectTarget"},
+		{"bad pull policy", map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, "pullPolicy"},
+		{"metrics port out of range", map[string]any{"metrics": map[string]any{"port": 70000}}, "port"},
+		{"extraArgs not a list", map[string]any{"extraArgs": "--redirect-status=301"}, "extraArgs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := renderChart("links-prod", tc.values)
+			NewWithT(t).Expect(err).To(MatchError(ContainSubstring(tc.want)))
+		})
+	}
 }
 
 // cookieSecretRef is the Secret the container's KURZ_REDIRECT_COOKIE_SECRET

@@ -121,13 +121,16 @@ docker-buildx: ## Build and push IMG for every platform in PLATFORMS (docker bui
 	$(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) \
 		--build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMG) .
 
+# deploy and undeploy render with the user's kubectl (its built-in kustomize),
+# so they build no tool; helm, build-installer and verify use the pinned
+# kustomize so the committed dist/ does not depend on a kubectl version.
 .PHONY: deploy
-deploy: $(KUSTOMIZE) ## Install kurz on the cluster of the current kubeconfig (KUBECTL, default: kubectl on PATH), with image IMG.
-	$(KUSTOMIZE) build config/default | $(GO) run ./hack/gen-dist -install - -image $(IMG) | $(KUBECTL) apply --server-side -f -
+deploy: ## Install kurz on the cluster of the current kubeconfig (KUBECTL, default: kubectl on PATH), with image IMG.
+	$(KUBECTL) kustomize config/default | $(GO) run ./hack/gen-dist -install - -image $(IMG) | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
-undeploy: $(KUSTOMIZE) ## Remove kurz from the cluster (the CRDs, and so every Link and Domain, too).
-	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
+undeploy: ## Remove kurz from the cluster (the CRDs, and so every Link and Domain, too).
+	$(KUBECTL) kustomize config/default | $(KUBECTL) delete --ignore-not-found -f -
 
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)

@@ -125,20 +125,23 @@ func TestChartValuesReachTheCluster(t *testing.T) {
 		check  func(g *WithT, stored map[string]*unstructured.Unstructured, args []string, c corev1.Container)
 	}{{
 		name: "every value",
-		values: map[string]any{
-			"image":              map[string]any{"repository": "registry.example.com/team/kurz", "tag": "v1.2.3", "pullPolicy": "Always"},
-			"replicas":           3,
-			"resources":          map[string]any{"requests": map[string]any{"cpu": "250m", "memory": "256Mi"}, "limits": map[string]any{"memory": "512Mi"}},
-			"trustedProxies":     []any{"10.0.0.0/8", "192.168.0.0/16"},
-			"cookieSecret":       map[string]any{"value": cookieKey},
-			"redirectTargets":    []any{"go.example.com", "203.0.113.7"},
-			"dnsServer":          "10.96.0.10:53",
-			"clickFlushInterval": "30s",
-			"metrics":            map[string]any{"enable": true, "port": 9090, "service": map[string]any{"enable": false}},
-			"leaderElection":     map[string]any{"enable": false},
-			"crds":               map[string]any{"install": false},
-			"extraArgs":          []any{"--redirect-status=301", "--api-trusted-proxies=10.0.0.0/8"},
-		},
+		// As `helm install -f`: numbers from YAML are float64 to the templates.
+		values: valuesFile(`
+image: {repository: registry.example.com/team/kurz, tag: v1.2.3, pullPolicy: Always}
+replicas: 3
+resources:
+  requests: {cpu: 250m, memory: 256Mi}
+  limits: {memory: 512Mi}
+trustedProxies: [10.0.0.0/8, 192.168.0.0/16]
+cookieSecret: {value: ` + cookieKey + `}
+redirectTargets: [go.example.com, 203.0.113.7]
+dnsServer: 10.96.0.10:53
+clickFlushInterval: 30s
+metrics: {enable: true, port: 9090, service: {enable: false}}
+leaderElection: {enable: false}
+crds: {install: false}
+extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
+`),
 		check: func(g *WithT, stored map[string]*unstructured.Unstructured, args []string, c corev1.Container) {
 			g.Expect(c.Image).To(Equal("registry.example.com/team/kurz:v1.2.3"))
 			g.Expect(c.ImagePullPolicy).To(Equal(corev1.PullAlways))
@@ -227,6 +230,15 @@ func TestChartRefusesBadValues(t *testing.T) {
 			NewWithT(t).Expect(err).To(MatchError(ContainSubstring(tc.want)))
 		})
 	}
+}
+
+// valuesFile parses a values file as Helm does.
+func valuesFile(text string) map[string]any {
+	v, err := chartutil.ReadValues([]byte(text))
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // cookieSecretRef is the Secret the container's KURZ_REDIRECT_COOKIE_SECRET

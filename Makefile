@@ -5,6 +5,8 @@ GO ?= go
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN_VERSION := v0.23.0
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
+KUSTOMIZE_VERSION := v5.8.2
+KUSTOMIZE := $(BIN)/kustomize-$(KUSTOMIZE_VERSION)
 
 # The control plane (kube-apiserver, etcd, kubectl) for tests and `kurz dev`.
 # Set KUBEBUILDER_ASSETS to a directory holding them to skip the build.
@@ -16,13 +18,16 @@ K8S_BIN := $(KUBEBUILDER_ASSETS)
 endif
 export KUBEBUILDER_ASSETS := $(K8S_BIN)
 
-IMG ?= kurz:latest
+# The image config/ names, and so the one the committed dist/ carries.
+DEFAULT_IMG := kurz:latest
+IMG ?= $(DEFAULT_IMG)
 PLATFORMS ?= linux/amd64,linux/arm64
 # The release and commit `kurz version` reports (and the image carries).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X github.com/kurz-dev/kurz/internal/version.version=$(VERSION) -X github.com/kurz-dev/kurz/internal/version.commit=$(COMMIT)
-KUBECTL ?= $(K8S_BIN)/kubectl
+# make deploy and undeploy use the kubectl on PATH (and its kubeconfig).
+KUBECTL ?= kubectl
 CONTAINER_TOOL ?= docker
 
 TEST_TIMEOUT ?= 45m
@@ -66,12 +71,21 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the manager's RBAC role fr
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code from markers.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
+.PHONY: helm
+helm: $(KUSTOMIZE) ## Generate the Helm chart dist/chart from config/ (hack/gen-dist).
+	$(KUSTOMIZE) build config/default | $(GO) run ./hack/gen-dist -chart dist/chart
+
+.PHONY: build-installer
+build-installer: $(KUSTOMIZE) ## Generate dist/install.yaml from config/default, with image IMG.
+	$(KUSTOMIZE) build config/default | $(GO) run ./hack/gen-dist -install dist/install.yaml -image $(IMG)
+
 .PHONY: verify
-verify: manifests generate ## Fail when generated files are stale or go.mod is untidy.
+verify: manifests generate ## Fail when generated files (api, config, dist) are stale or go.mod is untidy.
+	$(MAKE) --no-print-directory helm build-installer IMG=$(DEFAULT_IMG)
 	$(GO) mod tidy -diff
-	@if [ -n "$$(git status --porcelain -- api config)" ]; then \
-		echo "generated files are stale; run 'make manifests generate' and commit:"; \
-		git status --porcelain -- api config; git diff --stat -- api config; exit 1; \
+	@if [ -n "$$(git status --porcelain -- api config dist)" ]; then \
+		echo "generated files are stale; run 'make manifests generate helm build-installer' and commit:"; \
+		git status --porcelain -- api config dist; git diff --stat -- api config dist; exit 1; \
 	fi
 
 .PHONY: fmt
@@ -107,14 +121,21 @@ docker-buildx: ## Build and push IMG for every platform in PLATFORMS (docker bui
 	$(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) \
 		--build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMG) .
 
+# deploy and undeploy render with the user's kubectl (its built-in kustomize),
+# so they build no tool; helm, build-installer and verify use the pinned
+# kustomize so the committed dist/ does not depend on a kubectl version.
 .PHONY: deploy
-deploy: control-plane ## Install kurz on the cluster of the current kubeconfig, with image IMG.
-	$(KUBECTL) kustomize config/default | sed 's|image: kurz:latest|image: $(IMG)|' | $(KUBECTL) apply --server-side -f -
+deploy: ## Install kurz on the cluster of the current kubeconfig (KUBECTL, default: kubectl on PATH), with image IMG.
+	$(KUBECTL) kustomize config/default | $(GO) run ./hack/gen-dist -install - -image $(IMG) | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
-undeploy: control-plane ## Remove kurz from the cluster (the CRDs, and so every Link and Domain, too).
+undeploy: ## Remove kurz from the cluster (the CRDs, and so every Link and Domain, too).
 	$(KUBECTL) kustomize config/default | $(KUBECTL) delete --ignore-not-found -f -
 
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 	mv $(BIN)/controller-gen $@
+
+$(KUSTOMIZE):
+	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+	mv $(BIN)/kustomize $@

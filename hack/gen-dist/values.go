@@ -1,0 +1,254 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// cookieSecretEnv is the variable the manager reads its password-cookie key
+// from; config/manager/manager.yaml fills it from a Secret.
+const cookieSecretEnv = "KURZ_REDIRECT_COOKIE_SECRET"
+
+// defaults are the chart's values as config/ sets them, so that the chart
+// installed with its defaults is the install manifest.
+type defaults struct {
+	Repository, Tag    string
+	Replicas           int64
+	Resources          map[string]any
+	TrustedProxies     []string
+	RedirectTargets    []string
+	DNSServer          string
+	ClickFlushInterval string
+	MetricsEnable      bool
+	MetricsPort        int64
+	LeaderElect        bool
+	// CookieSecretName and CookieSecretKey are the Secret (and its key)
+	// config/ reads the cookie key from.
+	CookieSecretName, CookieSecretKey string
+}
+
+// ownedFlags are the manager flags the chart's values set; every other flag
+// of config/ is kept as it is (and more come from extraArgs).
+var ownedFlags = []string{
+	"--leader-elect", "--metrics-bind-address", "--redirect-trusted-proxies",
+	"--redirect-target", "--dns-server", "--click-flush-interval",
+}
+
+// splitArgs takes the owned flags out of the manager's args into d and
+// returns the rest in order. Owned flags must be written --flag=value (or
+// --leader-elect alone), as config/ writes them.
+func splitArgs(args []string, d *defaults) ([]string, error) {
+	var kept []string
+	for _, a := range args {
+		name, value, hasValue := strings.Cut(a, "=")
+		owned := false
+		for _, f := range ownedFlags {
+			owned = owned || name == f
+		}
+		if !owned {
+			kept = append(kept, a)
+			continue
+		}
+		if !hasValue && name != "--leader-elect" {
+			return nil, fmt.Errorf("manager arg %q: write owned flags as %s=VALUE", a, name)
+		}
+		switch name {
+		case "--leader-elect":
+			b, err := strconv.ParseBool(value)
+			if !hasValue {
+				b, err = true, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("manager arg %q: %w", a, err)
+			}
+			d.LeaderElect = b
+		case "--metrics-bind-address":
+			if value == "0" {
+				d.MetricsEnable = false
+				continue
+			}
+			host, port, err := net.SplitHostPort(value)
+			if err != nil || host != "" {
+				return nil, fmt.Errorf("manager arg %q: the chart binds metrics to :PORT, so config/ must too", a)
+			}
+			if d.MetricsPort, err = strconv.ParseInt(port, 10, 32); err != nil {
+				return nil, fmt.Errorf("manager arg %q: %w", a, err)
+			}
+		case "--redirect-trusted-proxies":
+			d.TrustedProxies = append(d.TrustedProxies, strings.Split(value, ",")...)
+		case "--redirect-target":
+			d.RedirectTargets = append(d.RedirectTargets, value)
+		case "--dns-server":
+			d.DNSServer = value
+		case "--click-flush-interval":
+			d.ClickFlushInterval = value
+		}
+	}
+	return kept, nil
+}
+
+// readDefaults reads the values' defaults from the manager Deployment.
+func readDefaults(dep *unstructured.Unstructured, container map[string]any) (defaults, []string, error) {
+	d := defaults{MetricsEnable: true}
+	repo, tag, _ := strings.Cut(defaultImage, ":")
+	d.Repository, d.Tag = repo, tag
+	replicas, found, err := unstructured.NestedInt64(dep.Object, "spec", "replicas")
+	if err != nil {
+		return d, nil, err
+	}
+	d.Replicas = 1
+	if found {
+		d.Replicas = replicas
+	}
+	d.Resources, _, _ = unstructured.NestedMap(container, "resources")
+
+	args, _, err := unstructured.NestedStringSlice(container, "args")
+	if err != nil {
+		return d, nil, err
+	}
+	kept, err := splitArgs(args, &d)
+	if err != nil {
+		return d, nil, err
+	}
+	if d.MetricsPort == 0 {
+		port, err := metricsPort(container)
+		if err != nil {
+			return d, nil, err
+		}
+		d.MetricsPort = port
+	}
+
+	env, _, _ := unstructured.NestedSlice(container, "env")
+	for _, e := range env {
+		m, _ := e.(map[string]any)
+		if m["name"] != cookieSecretEnv {
+			continue
+		}
+		d.CookieSecretName, _, _ = unstructured.NestedString(m, "valueFrom", "secretKeyRef", "name")
+		d.CookieSecretKey, _, _ = unstructured.NestedString(m, "valueFrom", "secretKeyRef", "key")
+	}
+	if d.CookieSecretName == "" || d.CookieSecretKey == "" {
+		return d, nil, fmt.Errorf("the manager container has no env %s from a secretKeyRef", cookieSecretEnv)
+	}
+	return d, kept, nil
+}
+
+// metricsPort is the containerPort of the manager's port named metrics.
+func metricsPort(container map[string]any) (int64, error) {
+	ports, _, _ := unstructured.NestedSlice(container, "ports")
+	for _, p := range ports {
+		m, _ := p.(map[string]any)
+		if m["name"] == "metrics" {
+			if port, ok, _ := unstructured.NestedInt64(m, "containerPort"); ok {
+				return port, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("the manager container has no port named metrics")
+}
+
+// valuesYAML is values.yaml: the defaults, documented.
+func valuesYAML(d defaults) ([]byte, error) {
+	resources, err := blockYAML(d.Resources, 2)
+	if err != nil {
+		return nil, err
+	}
+	j := func(v any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	list := func(l []string) string {
+		if len(l) == 0 {
+			return "[]"
+		}
+		return j(l)
+	}
+	return fmt.Appendf(nil, `# Values of the kurz chart. Generated from config/ by hack/gen-dist (make helm):
+# change config/ or the generator, not this file. Every other manager flag
+# goes into extraArgs.
+
+image:
+  repository: %s
+  tag: %s
+  pullPolicy: IfNotPresent
+
+# Every replica serves the API and redirects from its own cache; the elected
+# leader also runs the controllers.
+replicas: %d
+
+resources:%s
+
+# CIDRs of proxies (ingress, load balancer) whose X-Forwarded-For names the
+# visitor, for the wrong-password limit (--redirect-trusted-proxies).
+trustedProxies: %s
+
+# The key that signs password cookies, shared by all replicas
+# (KURZ_REDIRECT_COOKIE_SECRET). Set one of:
+#   existingSecret: a Secret in the release namespace with key %q;
+#   value: the chart creates Secret %q with it (keep it out of git:
+#          --set cookieSecret.value="$(head -c 32 /dev/urandom | base64)").
+# With neither, the manager reads Secret %q if it exists, else every
+# replica signs with a key of its own.
+cookieSecret:
+  existingSecret: ""
+  value: ""
+
+# Hostnames or IPs the redirect server is reached at: a domain pointing there
+# (CNAME, A, AAAA) is verified without a TXT record (--redirect-target).
+redirectTargets: %s
+
+# DNS server (host:port) domains are verified against; empty: the system
+# resolver (--dns-server).
+dnsServer: %s
+
+# How often counted clicks are written to Link status; empty: kurz's default
+# (--click-flush-interval).
+clickFlushInterval: %s
+
+# Prometheus /metrics on :port (--metrics-bind-address), and a Service for it.
+metrics:
+  enable: %t
+  port: %d
+  service:
+    enable: true
+
+# Elect a leader (a Lease) to run the controllers (--leader-elect). Turn it off
+# only with one replica.
+leaderElection:
+  enable: %t
+
+# Install the CRDs Link and Domain. They are kept on helm uninstall (deleting
+# them deletes every Link and Domain): remove them with kubectl delete crd.
+crds:
+  install: true
+
+# More manager flags, e.g. ["--api-trusted-proxies=10.0.0.0/8", "--redirect-status=301"].
+extraArgs: []
+`, d.Repository, j(d.Tag), d.Replicas, resources, list(d.TrustedProxies),
+		d.CookieSecretKey, d.CookieSecretName, d.CookieSecretName,
+		list(d.RedirectTargets), j(d.DNSServer), j(d.ClickFlushInterval),
+		d.MetricsEnable, d.MetricsPort, d.LeaderElect), nil
+}
+
+// blockYAML is v as the value of a key: a YAML block indented by n below
+// it, or " {}" when v is empty.
+func blockYAML(v map[string]any, n int) (string, error) {
+	if len(v) == 0 {
+		return " {}", nil
+	}
+	y, err := yaml.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(string(y), "\n"), "\n") {
+		b.WriteString("\n" + indent(n) + line)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+// TestSplitArgs: the flags the values own leave config/'s args and become
+// the values' defaults; the rest stay in order; owned flags the chart could
+// not reproduce are refused.
+func TestSplitArgs(t *testing.T) {
+	g := NewWithT(t)
+	d := defaults{MetricsEnable: true}
+	kept, err := splitArgs([]string{
+		"manager", "--leader-elect", "--api-bind-address=:8080",
+		"--metrics-bind-address=:9090", "--redirect-trusted-proxies=10.0.0.0/8,192.168.0.0/16",
+		"--redirect-target=a.example.com", "--redirect-target=b.example.com",
+		"--dns-server=10.0.0.10:53", "--click-flush-interval=5s", "--click-spool=/var/lib/kurz/clicks.spool",
+	}, &d)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(kept).To(Equal([]string{"manager", "--api-bind-address=:8080", "--click-spool=/var/lib/kurz/clicks.spool"}))
+	g.Expect(d).To(Equal(defaults{
+		LeaderElect: true, MetricsEnable: true, MetricsPort: 9090,
+		TrustedProxies:     []string{"10.0.0.0/8", "192.168.0.0/16"},
+		RedirectTargets:    []string{"a.example.com", "b.example.com"},
+		DNSServer:          "10.0.0.10:53",
+		ClickFlushInterval: "5s",
+	}))
+
+	d = defaults{MetricsEnable: true}
+	_, err = splitArgs([]string{"manager", "--leader-elect=false", "--metrics-bind-address=0"}, &d)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(d.LeaderElect).To(BeFalse())
+	g.Expect(d.MetricsEnable).To(BeFalse())
+
+	for _, bad := range [][]string{
+		{"--dns-server", "10.0.0.10:53"},          // value in the next arg
+		{"--metrics-bind-address=127.0.0.1:8082"}, // the chart binds :port
+		{"--leader-elect=maybe"},
+	} {
+		_, err := splitArgs(bad, &defaults{})
+		g.Expect(err).To(HaveOccurred(), "%q", bad)
+	}
+}
+
+// TestTemplaterKeepsLiteralBraces: "{{" in config/ (a CRD description, say)
+// must reach the cluster as text, not be run as a template action.
+func TestTemplaterKeepsLiteralBraces(t *testing.T) {
+	g := NewWithT(t)
+	tp := &templater{}
+	out, err := tp.render(map[string]any{"description": "use {{ key }} here", "name": tp.scalar("{{ .Release.Name }}")})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out).To(Equal("description: use {{ \"{{\" }} key }} here\nname: {{ .Release.Name }}\n"))
+}

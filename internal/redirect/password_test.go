@@ -121,7 +121,7 @@ func TestCostlyHashRefused(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	cheap := bcryptHash(t, "right horse")
 	var logged []string
-	p := newPasswords([]byte("k"))
+	p := newPasswords([]byte("k"), 1)
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
 
 	entry := func(uid, hash string) *Entry {

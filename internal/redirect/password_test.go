@@ -139,7 +139,7 @@ func TestCostlyHashRefused(t *testing.T) {
 		g.Expect(p.matches(entry("cost31", cost31), []byte("right horse"))).To(BeFalse())
 	}
 	g.Expect(logged).To(HaveLen(2), "once per link")
-	g.Expect(logged[0]).To(ContainSubstring(`"cost"=15`))
+	g.Expect(logged[0]).To(ContainSubstring(`"cost"=13`))
 	g.Expect(logged[1]).To(ContainSubstring(`"cost"=31`))
 	for _, l := range logged {
 		g.Expect(l).To(ContainSubstring("too costly"))

@@ -55,7 +55,8 @@ var badObjects = []badObject{
 	{"empty tag", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", tags: [""]}`, "spec.tags[0]", "at least 1 chars long"},
 	{"utm value too long", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", utm: {source: ` + strings.Repeat("u", v1alpha1.UTMMaxLength+1) + `}}`, "spec.utm.source", "Too long"},
 	{"plaintext password", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", passwordHash: hunter2}`, "spec.passwordHash", "bcrypt hash"},
-	{"bcrypt cost too high", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", passwordHash: "$2a$31$` + strings.Repeat("a", 53) + `"}`, "spec.passwordHash", "cost 04 to 14"},
+	{"bcrypt cost too high", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", passwordHash: "$2a$31$` + strings.Repeat("a", 53) + `"}`, "spec.passwordHash", "cost 04 to 12"},
+	{"bcrypt cost 13", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", passwordHash: "$2b$13$` + strings.Repeat("a", 53) + `"}`, "spec.passwordHash", "cost 04 to 12"},
 	{"javascript ios target", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", ios: "javascript:alert(1)"}`, "spec.ios", "absolute http or https URL"},
 	{"android target with user-info", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", android: "http://a:b@evil.example/"}`, "spec.android", "user-info"},
 	{"data expiredRedirectURL", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", expiredRedirectURL: "data:,gone"}`, "spec.expiredRedirectURL", "absolute http or https URL"},
@@ -83,6 +84,9 @@ func TestValidLinkIsAccepted(t *testing.T) {
 	ns := newNamespace(t)
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Link", "good", ns, validLinkSpec))).To(Succeed())
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Domain", "good", ns, `{domain: xn--bcher-kva.example}`))).To(Succeed())
+	// The highest cost allowed: the bcrypt rows above fail on the cost alone.
+	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Link", "cost12", ns,
+		`{domain: go.example.com, key: c12, url: "https://example.com/", passwordHash: "$2y$12$`+strings.Repeat("a", 53)+`"}`))).To(Succeed())
 }
 
 // TestAPIValidatorsRejectTheSameObjects feeds the table through the Go

@@ -48,9 +48,9 @@ type LinkSpec struct {
 	// users put the output of `htpasswd -nbBC 10 "" PASSWORD | cut -d: -f2`.
 	// +optional
 	// +kubebuilder:validation:MaxLength=72
-	// The cost is limited to 04..14: a higher one would make every password
+	// The cost is limited to 04..12: a higher one would make every password
 	// check of the redirect server cost seconds to days of CPU.
-	// +kubebuilder:validation:XValidation:rule="self.matches('^[$]2[aby]?[$](0[4-9]|1[0-4])[$][./A-Za-z0-9]{53}$')",message="must be a bcrypt hash with cost 04 to 14, not a plaintext password"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[$]2[aby]?[$](0[4-9]|1[0-2])[$][./A-Za-z0-9]{53}$')",message="must be a bcrypt hash with cost 04 to 12, not a plaintext password"
 	PasswordHash *string `json:"passwordHash,omitempty"`
 
 	// expiresAt is when the link stops redirecting to its destination. After

@@ -48,7 +48,11 @@
 // link's uid and password hash, so changing the password logs everyone out.
 //
 // Password attempts are limited per visitor and link (a burst, then one per
-// period; IPv6 visitors by their /64). Behind an ingress the TCP peer is the
-// ingress: list its networks in --redirect-trusted-proxies so the visitor is
-// read from X-Forwarded-For, or every visitor shares the ingress's bucket.
+// period; IPv6 visitors by their /64) and per link across all visitors. Behind
+// an ingress the TCP peer is the ingress: list its networks in
+// --redirect-trusted-proxies so the visitor is read from X-Forwarded-For, or
+// every visitor shares the ingress's bucket. The bcrypt comparisons are
+// bounded (--redirect-password-concurrency slots, 429 after a second's wait)
+// and run on lowered-priority threads, so password traffic cannot starve the
+// redirects of other links.
 package redirect

@@ -19,14 +19,16 @@ const (
 	outcomeGone                            // expired without a target
 	outcomePasswordForm                    // the form (no click)
 	outcomePasswordWrong                   // a wrong password
-	outcomeRateLimited                     // too many wrong passwords
+	outcomeRateLimited                     // too many password attempts (client or link)
+	outcomePasswordBusy                    // no password check slot freed up in time
 	outcomeBadMethod                       // neither GET, HEAD nor POST
 	numOutcomes
 )
 
 var outcomeNames = [numOutcomes]string{
 	"redirect", "not_found_redirect", "not_found", "expired_redirect", "gone",
-	"password_form", "password_wrong", "password_rate_limited", "method_not_allowed",
+	"password_form", "password_wrong", "password_rate_limited", "password_busy",
+	"method_not_allowed",
 }
 
 var (

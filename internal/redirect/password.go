@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"math"
 	"net/http"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -28,14 +29,28 @@ const (
 	// Wrong passwords per client IP and link: a burst, then one per period.
 	attemptBurst  = 5
 	attemptPeriod = 30 * time.Second
-	// attemptEntries bounds the limiter map; the least recently used client
-	// forgets its failures first.
+	// Attempts per link from all clients together: rotating addresses (a
+	// botnet, or every /64 of an IPv6 range) gets fresh per-client buckets
+	// but not a fresh link bucket. Right passwords take a token too; a
+	// visitor with the cookie does not.
+	linkBurst  = 60
+	linkPeriod = time.Second
+	// attemptEntries bounds each limiter map; the least recently used key
+	// forgets its attempts first.
 	attemptEntries = 65536
+	// checkWait is how long an attempt waits for a free bcrypt slot before
+	// it is answered 429: long enough to ride out a short burst, short
+	// enough that waiting attempts do not pile up connections.
+	checkWait = time.Second
 	// maxBcryptCost is the highest cost a password check may take: one check
-	// at 14 is about a second of CPU, and each step doubles it ($2a$31$ would
-	// take days). The CRD refuses more; hashes stored before that rule are
-	// refused here, as if the password were wrong.
-	maxBcryptCost = 14
+	// at 12 is about a quarter second of CPU, and each step doubles it
+	// ($2a$31$ would take days). The CRD refuses more; hashes stored before
+	// that rule are refused here, as if the password were wrong.
+	maxBcryptCost = 12
+	// checkNice is the nice value of the threads that run bcrypt: when the
+	// CPUs are contended, the kernel serves the redirect threads first
+	// (nice 10 gets about a tenth of a nice-0 thread's share).
+	checkNice = 10
 )
 
 // passwords serves password-protected links: the form, the check, and the
@@ -43,6 +58,12 @@ const (
 type passwords struct {
 	key      []byte // HMAC key of the cookie, shared by replicas when configured
 	attempts *lru.Cache[string, *rate.Limiter]
+	// linkAttempts is the per-link bucket, keyed by uid.
+	linkAttempts *lru.Cache[string, *rate.Limiter]
+	// checks holds one token per bcrypt comparison running: a check costs
+	// milliseconds to a second of CPU, and unbounded they would starve the
+	// redirects served by the same process.
+	checks chan struct{}
 	// log reports links whose hash is refused; set by Server.Start before
 	// serving.
 	log logr.Logger
@@ -51,10 +72,14 @@ type passwords struct {
 	costWarned *lru.Cache[types.UID, struct{}]
 }
 
-func newPasswords(key []byte) *passwords {
+// newPasswords returns the password checker; concurrency (> 0) bounds the
+// bcrypt comparisons running at once.
+func newPasswords(key []byte, concurrency int) *passwords {
 	c, _ := lru.New[string, *rate.Limiter](attemptEntries) // errors only for size <= 0
+	l, _ := lru.New[string, *rate.Limiter](attemptEntries)
 	w, _ := lru.New[types.UID, struct{}](1024)
-	return &passwords{key: key, attempts: c, costWarned: w, log: logr.Discard()}
+	return &passwords{key: key, attempts: c, linkAttempts: l, costWarned: w, log: logr.Discard(),
+		checks: make(chan struct{}, concurrency)}
 }
 
 func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []byte, post bool, now time.Time) outcome {
@@ -67,17 +92,25 @@ func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []
 		return outcomePasswordForm
 	}
 
-	// Every attempt takes its token before the slow check, so concurrent
+	// Every attempt takes its tokens before the slow check, so concurrent
 	// attempts cannot all pass a check of the count. A right password takes
-	// one too and refunds nothing: it sets a cookie, so it is not repeated.
-	limitKey := h.clientKey(ctx) + "\x00" + string(e.uid)
-	if wait := p.take(limitKey, now); wait > 0 {
-		ctx.Response.Header.Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		plain(ctx, http.StatusTooManyRequests)
-		return outcomeRateLimited
+	// them too and refunds nothing: it sets a cookie, so it is not repeated.
+	wait := take(p.attempts, h.clientKey(ctx)+"\x00"+string(e.uid), attemptBurst, attemptPeriod, now)
+	if wait == 0 {
+		wait = take(p.linkAttempts, string(e.uid), linkBurst, linkPeriod, now)
+	}
+	if wait > 0 {
+		return tooMany(ctx, wait)
 	}
 	pw := ctx.PostArgs().Peek("password")
-	if !p.matches(e, pw) {
+	ok, checked := p.check(e, pw)
+	if !checked {
+		// Every slot stayed busy for checkWait: the replica is checking as
+		// many passwords as it can afford.
+		tooMany(ctx, time.Second)
+		return outcomePasswordBusy
+	}
+	if !ok {
 		renderForm(ctx, http.StatusForbidden, key, "Wrong password, try again.")
 		return outcomePasswordWrong
 	}
@@ -86,6 +119,41 @@ func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []
 	// GET, not repost the password to the destination (307/308 would).
 	h.follow(ctx, e, http.StatusSeeOther, false, now.UnixNano())
 	return outcomeRedirect
+}
+
+// tooMany answers 429 with a Retry-After of wait, rounded up to seconds.
+func tooMany(ctx *fasthttp.RequestCtx, wait time.Duration) outcome {
+	ctx.Response.Header.Set("Retry-After", strconv.Itoa(max(int(math.Ceil(wait.Seconds())), 1)))
+	plain(ctx, http.StatusTooManyRequests)
+	return outcomeRateLimited
+}
+
+// check compares pw with the link's hash once a comparison slot is free.
+// checked is false when no slot freed up within checkWait.
+func (p *passwords) check(e *Entry, pw []byte) (ok, checked bool) {
+	select {
+	case p.checks <- struct{}{}:
+	default:
+		t := time.NewTimer(checkWait)
+		select {
+		case p.checks <- struct{}{}:
+			t.Stop()
+		case <-t.C:
+			return false, false
+		}
+	}
+	defer func() { <-p.checks }()
+	done := make(chan bool, 1)
+	go func() {
+		// A thread of its own, at a lower priority. The goroutine exits
+		// locked, so the runtime ends the thread with it and the lowered
+		// priority never reaches another goroutine. A thread start costs
+		// microseconds; the comparison, milliseconds to a quarter second.
+		runtime.LockOSThread()
+		lowerThreadPriority()
+		done <- p.matches(e, pw)
+	}()
+	return <-done, true
 }
 
 // matches reports whether pw is the link's password. A hash costlier than
@@ -110,22 +178,22 @@ func (p *passwords) matches(e *Entry, pw []byte) bool {
 	return bcrypt.CompareHashAndPassword(hash, pw) == nil
 }
 
-// take takes an attempt from limitKey's bucket. It returns 0 when one was
-// left, else how long until the next one.
-func (p *passwords) take(limitKey string, now time.Time) time.Duration {
-	l, ok := p.attempts.Get(limitKey)
+// take takes a token from key's bucket in limiters (burst, then one per
+// period). It returns 0 when one was left, else how long until the next one.
+func take(limiters *lru.Cache[string, *rate.Limiter], key string, burst int, period time.Duration, now time.Time) time.Duration {
+	l, ok := limiters.Get(key)
 	if !ok {
 		// Two first attempts racing must share one limiter: the loser of
 		// PeekOrAdd uses the winner's.
-		l = rate.NewLimiter(rate.Every(attemptPeriod), attemptBurst)
-		if prev, found, _ := p.attempts.PeekOrAdd(limitKey, l); found {
+		l = rate.NewLimiter(rate.Every(period), burst)
+		if prev, found, _ := limiters.PeekOrAdd(key, l); found {
 			l = prev
 		}
 	}
 	if l.AllowN(now, 1) {
 		return 0
 	}
-	return max(time.Duration((1-l.TokensAt(now))*float64(attemptPeriod)), time.Second)
+	return max(time.Duration((1-l.TokensAt(now))*float64(period)), time.Second)
 }
 
 // cookieMAC binds the cookie to the link (uid) and its password (hash): a new

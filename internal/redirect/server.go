@@ -43,7 +43,7 @@ func NewServer(o Options, ix *Index) (*Server, error) {
 		return nil, err
 	}
 	return &Server{o: o, ix: ix, handler: &handler{
-		ix: ix, status: o.Status, password: newPasswords(key), trustedProxies: o.TrustedProxies,
+		ix: ix, status: o.Status, password: newPasswords(key, o.PasswordConcurrency), trustedProxies: o.TrustedProxies,
 	}}, nil
 }
 
@@ -82,6 +82,9 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.ready.Store(true)
 	s.handler.password.log = log
+	if len(s.o.TrustedProxies) == 0 {
+		log.Info("no --redirect-trusted-proxies: password attempts are limited per TCP peer; behind an ingress every visitor shares the ingress's limit")
+	}
 	// Replay before serving: the spooled counts go into the counters the
 	// index just made.
 	if s.flusher != nil && s.flusher.spool != nil {
@@ -110,7 +113,15 @@ func (s *Server) Start(ctx context.Context) error {
 		// Browsers send a parent domain's cookies and long campaign queries
 		// to short domains; fasthttp's 4 KiB default turned such clicks into
 		// 400s. 32 KiB is nginx's whole-header default.
-		ReadBufferSize:                32 << 10,
+		ReadBufferSize: 32 << 10,
+		// The read and write buffers and the request context go back to
+		// fasthttp's pools between requests, so an idle keep-alive
+		// connection holds only its goroutine and socket, not 32 KiB. The
+		// price: the first byte of each request is read alone (one more
+		// read call).
+		ReduceMemoryUsage:             true,
+		Concurrency:                   s.o.MaxConns,
+		MaxConnsPerIP:                 s.o.MaxConnsPerIP,
 		DisablePreParseMultipartForm:  true,
 		CloseOnShutdown:               true,
 		SecureErrorLogMessage:         true,

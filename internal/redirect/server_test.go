@@ -190,6 +190,8 @@ func TestLargeRequestsAndRequestErrors(t *testing.T) {
 	g.Expect(long.status).To(Equal(http.StatusFound))
 	g.Expect(long.location).To(HavePrefix("https://dest.example/?q=xxx"))
 
+	keepAliveHeaders(t, ts.srv.Addr().String(), "big.test", "/k")
+
 	huge := do(t, "GET", ts.base, "big.test", "/k", map[string]string{"Cookie": "parent=" + strings.Repeat("c", 64<<10)})
 	g.Expect(huge.status).To(Equal(http.StatusRequestHeaderFieldsTooLarge))
 	g.Expect(huge.header.Get("Cache-Control")).To(ContainSubstring("no-store"))

@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -46,6 +47,16 @@ type Options struct {
 	// ShutdownTimeout bounds the graceful shutdown of the listener and the
 	// final click flush (each).
 	ShutdownTimeout time.Duration
+	// PasswordConcurrency bounds the bcrypt comparisons running at once; an
+	// attempt that finds no free slot within a second gets 429.
+	PasswordConcurrency int
+	// MaxConns bounds the connections served at once; past it fasthttp
+	// answers 503 and closes.
+	MaxConns int
+	// MaxConnsPerIP bounds the connections from one TCP peer address; past it
+	// fasthttp answers 429 and closes. Behind an ingress the peer is the
+	// ingress: size it for the ingress's connection pool, or 0 (no limit).
+	MaxConnsPerIP int
 }
 
 // DefaultOptions returns the production defaults.
@@ -56,6 +67,13 @@ func DefaultOptions() Options {
 		ClickFlushInterval: 10 * time.Second,
 		ClickFlushQPS:      50,
 		ShutdownTimeout:    10 * time.Second,
+		// Half the CPUs (at least one) check passwords; the rest stay free
+		// for redirects whatever the password traffic.
+		PasswordConcurrency: max(runtime.GOMAXPROCS(0)/2, 1),
+		// 20 000 idle keep-alive connections take about 100 MiB (see the
+		// README); the Deployment's limit is 1 GiB.
+		MaxConns:      50000,
+		MaxConnsPerIP: 0,
 	}
 }
 
@@ -74,6 +92,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		return err
 	})
 	fs.DurationVar(&o.ShutdownTimeout, "redirect-shutdown-timeout", o.ShutdownTimeout, "Time allowed to drain connections, and then to flush clicks, on shutdown.")
+	fs.IntVar(&o.PasswordConcurrency, "redirect-password-concurrency", o.PasswordConcurrency, "Password checks (bcrypt) running at once per replica; an attempt waiting over a second gets 429 (default: half the CPUs, at least 1).")
+	fs.IntVar(&o.MaxConns, "redirect-max-conns", o.MaxConns, "Connections the redirect server holds at once; more are answered 503 and closed.")
+	fs.IntVar(&o.MaxConnsPerIP, "redirect-max-conns-per-ip", o.MaxConnsPerIP, "Connections from one peer address; more are answered 429 and closed (0: no limit; behind an ingress the peer is the ingress).")
 }
 
 // Validate reports options that cannot work.
@@ -99,6 +120,15 @@ func (o *Options) Validate() error {
 	}
 	if o.ShutdownTimeout <= 0 {
 		return errors.New("--redirect-shutdown-timeout must be positive")
+	}
+	if o.PasswordConcurrency <= 0 {
+		return errors.New("--redirect-password-concurrency must be positive")
+	}
+	if o.MaxConns <= 0 {
+		return errors.New("--redirect-max-conns must be positive")
+	}
+	if o.MaxConnsPerIP < 0 {
+		return errors.New("--redirect-max-conns-per-ip must not be negative")
 	}
 	return nil
 }

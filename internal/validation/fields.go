@@ -18,11 +18,11 @@ var (
 	// authority means user-info, which can disguise the real host.
 	userInfoPattern = regexp.MustCompile(`^[^/?#]*//[^/?#]*@`)
 	// bcryptPattern is the CEL rule of spec.passwordHash. The cost is limited
-	// to 04..14: higher costs make each check take seconds to days of CPU.
+	// to 04..12: higher costs make each check take seconds to days of CPU.
 	// numericTLD is the second CEL rule of the Hostname type: no top-level
 	// label is all digits, so "10.0.0.1" is an address, not a domain.
 	numericTLD    = regexp.MustCompile(`(^|[.])[0-9]+$`)
-	bcryptPattern = regexp.MustCompile(`^[$]2[aby]?[$](0[4-9]|1[0-4])[$][./A-Za-z0-9]{53}$`)
+	bcryptPattern = regexp.MustCompile(`^[$]2[aby]?[$](0[4-9]|1[0-2])[$][./A-Za-z0-9]{53}$`)
 )
 
 // Messages shared by several validators.
@@ -155,7 +155,7 @@ func Password(s string) string {
 // PasswordHash checks spec.passwordHash: a bcrypt hash, never plaintext.
 func PasswordHash(s string) string {
 	if utf8.RuneCountInString(s) > 72 || !bcryptPattern.MatchString(s) {
-		return "must be a bcrypt hash with cost 04 to 14, not a plaintext password"
+		return "must be a bcrypt hash with cost 04 to 12, not a plaintext password"
 	}
 	return ""
 }

@@ -1,7 +1,13 @@
 // Command redirect-bench serves the real redirect handler over an index
 // filled directly with generated Links, without a cluster, for
-// hack/bench-redirect.sh. Keys are k0 .. k<n-1> on one host. It prints the
-// index's memory per link, then serves until SIGINT/SIGTERM.
+// hack/bench-redirect.sh. Keys are k0 .. k<n-1> on one host, and with
+// -password-links p0 .. p<m-1> protected by one cost-12 bcrypt hash. It
+// prints the index's memory per link, then serves until SIGINT/SIGTERM.
+//
+// With -load it is the load generator instead: it starts itself as the
+// server in a child process on loopback and measures one scenario (see
+// load.go): "idle-conns" (RSS per idle keep-alive connection) or
+// "password" (redirect latency while clients post wrong passwords).
 package main
 
 import (
@@ -11,10 +17,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -26,7 +34,20 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:18081", "listen address")
 	host := flag.String("host", "bench.kurz.test", "served hostname")
 	n := flag.Int("links", 10000, "number of links")
+	pwLinks := flag.Int("password-links", 0, "number of password-protected links (cost 12)")
+	load := flag.String("load", "", `run a load scenario against a child server: "idle-conns" or "password"`)
+	conns := flag.Int("conns", 20000, "idle-conns: connections to open")
+	attackers := flag.Int("attackers", 50, "password: clients posting wrong passwords, each from its own loopback address")
+	duration := flag.Duration("duration", 10*time.Second, "password: length of each measured phase")
 	flag.Parse()
+	if *load != "" {
+		if err := runLoad(*load, loadConfig{addr: *addr, host: *host, links: *n, conns: *conns, attackers: *attackers, duration: *duration}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	raiseFileLimit()
 
 	before := heap()
 	ix := redirect.NewIndex()
@@ -36,6 +57,20 @@ func main() {
 	})
 	for i := range *n {
 		ix.UpsertLink(benchLink(*host, i))
+	}
+	if *pwLinks > 0 {
+		hash, err := bcrypt.GenerateFromPassword([]byte("the right password"), 12)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		for i := range *pwLinks {
+			l := benchLink(*host, i)
+			l.Name, l.Spec.Key = "pw-"+strconv.Itoa(i), "p"+strconv.Itoa(i)
+			l.UID = types.UID(fmt.Sprintf("00000000-0000-4000-9000-%012d", i))
+			l.Spec.PasswordHash = ptr(string(hash))
+			ix.UpsertLink(l)
+		}
 	}
 	after := heap()
 	fmt.Printf("links in index: %d\n", ix.Len())
@@ -50,6 +85,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go collectOnSignal()
 	if err := srv.Start(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -87,5 +123,23 @@ func benchLink(host string, i int) *kurzv1alpha1.Link {
 			ExpiresAt:          &expires,
 			ExpiredRedirectURL: url("https://www.example.com/expired"),
 		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// collectOnSignal runs a full GC and returns freed memory to the OS on
+// SIGUSR1, then prints the runtime's memory figures: the state a server
+// reaches at rest (the runtime forces a GC every two minutes, and the
+// scavenger returns free pages in the background).
+func collectOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGUSR1)
+	for range ch {
+		debug.FreeOSMemory()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		fmt.Printf("after GC: goroutines %d, heap in use %d KiB, stacks %d KiB\n",
+			runtime.NumGoroutine(), m.HeapInuse>>10, m.StackInuse>>10)
 	}
 }

@@ -70,5 +70,8 @@ func runManager(args []string) error {
 	if err != nil {
 		return fmt.Errorf("find the cluster: %w", err)
 	}
+	// The first SIGINT or SIGTERM starts the shutdown: not ready, serve for
+	// --shutdown-delay, drain, flush (manager.Manager.Run). A second one
+	// exits at once (controller-runtime's handler).
 	return manager.Run(ctrl.SetupSignalHandler(), cfg, o)
 }

@@ -1,0 +1,76 @@
+package manager
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TestLosingTheLeaseStopsOnlyTheControllers runs one replica with leader
+// election, takes its Lease away (another holder renews it) and gives it
+// back: while it does not lead it keeps serving and its Start does not
+// return, but it reconciles nothing; once the Lease is free again it leads
+// and reconciles what it missed.
+func TestLosingTheLeaseStopsOnlyTheControllers(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	o := testOptions(t, newDNS(t), ns)
+	o.LeaderElect = true
+	m, err := New(ctx, cfg, o)
+	g.Expect(err).NotTo(HaveOccurred())
+	r := start(t, m, (*Manager).Start)
+
+	host := unique("go") + ".test"
+	createDomain(t, ns, "go", host)
+	first := createLink(t, ns, "first", host, "a")
+	g.Eventually(linkReady(first), timeout, poll).Should(Equal(linkActive), "the leader's controllers reconcile")
+	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(1.0))
+
+	// Another identity takes the Lease, as a replica would after this one
+	// failed to renew it in time (a frozen kube-apiserver, a paused process).
+	lease := &coordinationv1.Lease{}
+	key := client.ObjectKey{Namespace: ns, Name: o.LeaderElectionID}
+	g.Eventually(func() error {
+		if err := k8sClient.Get(ctx, key, lease); err != nil {
+			return err
+		}
+		now := metav1.NewMicroTime(time.Now())
+		lease.Spec.HolderIdentity = ptr.To("another-replica")
+		lease.Spec.AcquireTime, lease.Spec.RenewTime = &now, &now
+		lease.Spec.LeaseDurationSeconds = ptr.To[int32](3600)
+		return k8sClient.Update(ctx, lease)
+	}, timeout, poll).Should(Succeed())
+
+	g.Eventually(func() float64 { return testutil.ToFloat64(leaderGauge) }, timeout, poll).Should(Equal(0.0),
+		"the replica notices it no longer leads and stops its controllers")
+	second := createLink(t, ns, "second", host, "b")
+	g.Consistently(linkReady(second), 3*time.Second, poll).Should(BeEmpty(), "no controller runs while another replica leads")
+	g.Expect(r.returned()).To(BeFalse(), "losing the Lease does not stop the manager")
+	status, location := follow(o.Redirect.BindAddress, host, "a")
+	g.Expect(status).To(Equal(http.StatusFound), "the redirect server keeps serving")
+	g.Expect(location).To(Equal("https://example.com/a"))
+	g.Expect(readyz(o.HealthProbeBindAddress)).To(Equal(http.StatusOK), "a replica that does not lead is ready")
+
+	// The other holder goes away: the replica campaigns again and wins.
+	g.Expect(k8sClient.Delete(ctx, lease)).To(Succeed())
+	g.Eventually(linkReady(second), timeout, poll).Should(Equal(linkActive), "a new term's controllers reconcile")
+	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(1.0))
+	g.Expect(r.returned()).To(BeFalse())
+
+	// A clean stop releases the Lease for the next leader at once.
+	r.stop()
+	g.Eventually(r.done, timeout).Should(Receive(BeNil()))
+	r.done <- nil // for the cleanup
+	g.Expect(k8sClient.Get(ctx, key, lease)).To(Succeed())
+	g.Expect(ptr.Deref(lease.Spec.HolderIdentity, "")).To(BeEmpty(), "the Lease is released on shutdown")
+	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(0.0))
+}

@@ -74,3 +74,53 @@ func TestLosingTheLeaseStopsOnlyTheControllers(t *testing.T) {
 	g.Expect(ptr.Deref(lease.Spec.HolderIdentity, "")).To(BeEmpty(), "the Lease is released on shutdown")
 	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(0.0))
 }
+
+// holder returns the identity holding the Lease ("" when none does).
+func holder(key client.ObjectKey) func(Gomega) string {
+	return func(g Gomega) string {
+		lease := &coordinationv1.Lease{}
+		g.Expect(k8sClient.Get(context.Background(), key, lease)).To(Succeed())
+		return ptr.Deref(lease.Spec.HolderIdentity, "")
+	}
+}
+
+// TestStandbyTakesOverFromAStoppedLeader runs two replicas: one leads, and
+// when it is stopped (a rollout) it releases the Lease after its
+// controllers stopped, and the standby leads and reconciles at once,
+// without waiting for the lease to expire.
+func TestStandbyTakesOverFromAStoppedLeader(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	srv := newDNS(t)
+	shared := testOptions(t, srv, ns)
+	shared.LeaderElect = true
+	// A lease far longer than the test's timeout: the standby can only
+	// take over in time if the leader releases it.
+	shared.LeaseDuration, shared.RenewDeadline = 5*time.Minute, 2*time.Second
+	replicas := map[string]*running{}
+	for range 2 {
+		o := shared
+		o.HealthProbeBindAddress, o.API.BindAddress, o.Redirect.BindAddress = freeAddr(t), freeAddr(t), freeAddr(t)
+		m, err := New(ctx, cfg, o)
+		g.Expect(err).NotTo(HaveOccurred())
+		replicas[m.leader.identity] = start(t, m, (*Manager).Run)
+	}
+	key := client.ObjectKey{Namespace: ns, Name: shared.LeaderElectionID}
+	g.Eventually(holder(key), timeout, poll).Should(BeKeyOf(replicas))
+	leaderID := holder(key)(g)
+
+	host := unique("go") + ".test"
+	createDomain(t, ns, "go", host)
+	first := createLink(t, ns, "first", host, "a")
+	g.Eventually(linkReady(first), timeout, poll).Should(Equal(linkActive))
+
+	old := replicas[leaderID]
+	old.stop()
+	g.Eventually(old.done, timeout).Should(Receive(BeNil()))
+	old.done <- nil // for the cleanup
+	g.Eventually(holder(key), timeout, poll).Should(SatisfyAll(BeKeyOf(replicas), Not(Equal(leaderID))),
+		"the standby takes the released Lease")
+	second := createLink(t, ns, "second", host, "b")
+	g.Eventually(linkReady(second), timeout, poll).Should(Equal(linkActive))
+}

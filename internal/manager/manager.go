@@ -36,8 +36,9 @@ func newScheme() *runtime.Scheme {
 // readiness and its shutdown sequence (Run).
 type Manager struct {
 	ctrl.Manager
-	o     Options
-	ready readiness
+	o      Options
+	ready  readiness
+	leader *leader // nil without leader election
 }
 
 // shutdownMargin is added to the longest shutdown step of the roles to give
@@ -110,6 +111,7 @@ func (m *Manager) setupControllers(cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
+	m.leader = l
 	return m.Add(l)
 }
 

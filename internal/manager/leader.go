@@ -69,6 +69,10 @@ func newLeader(cfg *rest.Config, o Options, build func() ([]manager.Runnable, er
 	identity := host + "_" + string(uuid.NewUUID())
 
 	cfg = rest.AddUserAgent(rest.CopyConfig(cfg), "kurz-leader-election")
+	// A frozen kube-apiserver keeps connections open: without a timeout a
+	// campaign's request could hang until it wakes up. No single request
+	// may outlast the renew deadline anyway.
+	cfg.Timeout = o.RenewDeadline
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("leader election client: %w", err)

@@ -54,7 +54,7 @@ func parseDevFlags(args []string) (devConfig, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	return c, nil
+	return c, c.manager.Validate()
 }
 
 // runDev is `kurz dev`: a local control plane (internal/devenv) and the

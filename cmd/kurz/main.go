@@ -65,6 +65,10 @@ func runManager(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// Bad flags are reported before anything else (finding the cluster).
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zo)))
 	cfg, err := ctrl.GetConfig()
 	if err != nil {

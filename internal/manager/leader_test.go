@@ -50,8 +50,10 @@ func TestLosingTheLeaseStopsOnlyTheControllers(t *testing.T) {
 		return k8sClient.Update(ctx, lease)
 	}, timeout, poll).Should(Succeed())
 
+	stolen := time.Now()
 	g.Eventually(func() float64 { return testutil.ToFloat64(leaderGauge) }, timeout, poll).Should(Equal(0.0),
 		"the replica notices it no longer leads and stops its controllers")
+	t.Logf("controllers stopped %s after the Lease was taken (renew deadline %s)", time.Since(stolen).Round(time.Millisecond), o.RenewDeadline)
 	second := createLink(t, ns, "second", host, "b")
 	g.Consistently(linkReady(second), 3*time.Second, poll).Should(BeEmpty(), "no controller runs while another replica leads")
 	g.Expect(r.returned()).To(BeFalse(), "losing the Lease does not stop the manager")
@@ -116,11 +118,13 @@ func TestStandbyTakesOverFromAStoppedLeader(t *testing.T) {
 	g.Eventually(linkReady(first), timeout, poll).Should(Equal(linkActive))
 
 	old := replicas[leaderID]
+	stopped := time.Now()
 	old.stop()
 	g.Eventually(old.done, timeout).Should(Receive(BeNil()))
 	old.done <- nil // for the cleanup
 	g.Eventually(holder(key), timeout, poll).Should(SatisfyAll(BeKeyOf(replicas), Not(Equal(leaderID))),
 		"the standby takes the released Lease")
+	t.Logf("the standby leads %s after the leader was stopped (retry period %s)", time.Since(stopped).Round(time.Millisecond), shared.RetryPeriod)
 	second := createLink(t, ns, "second", host, "b")
 	g.Eventually(linkReady(second), timeout, poll).Should(Equal(linkActive))
 }

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -127,4 +129,48 @@ func TestStandbyTakesOverFromAStoppedLeader(t *testing.T) {
 	t.Logf("the standby leads %s after the leader was stopped (retry period %s)", time.Since(stopped).Round(time.Millisecond), shared.RetryPeriod)
 	second := createLink(t, ns, "second", host, "b")
 	g.Eventually(linkReady(second), timeout, poll).Should(Equal(linkActive))
+}
+
+// TestFrozenControlPlaneStopsOnlyTheControllers freezes kube-apiserver (as
+// seen by one leading replica) for longer than the lease: the replica stops
+// its controllers but its Start does not return, it stays ready and keeps
+// serving redirects from memory; when kube-apiserver thaws it leads again
+// and reconciles what changed meanwhile.
+func TestFrozenControlPlaneStopsOnlyTheControllers(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	apiURL, err := url.Parse(cfg.Host)
+	g.Expect(err).NotTo(HaveOccurred())
+	frozen := newFreezer(t, apiURL.Host)
+	viaProxy := rest.CopyConfig(cfg)
+	viaProxy.Host = "https://" + frozen.addr()
+
+	o := testOptions(t, newDNS(t), ns)
+	o.LeaderElect = true
+	m, err := New(ctx, viaProxy, o)
+	g.Expect(err).NotTo(HaveOccurred())
+	r := start(t, m, (*Manager).Start)
+
+	host := unique("go") + ".test"
+	createDomain(t, ns, "go", host)
+	first := createLink(t, ns, "first", host, "a")
+	g.Eventually(linkReady(first), timeout, poll).Should(Equal(linkActive))
+	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(1.0))
+
+	frozen.freeze()
+	g.Eventually(func() float64 { return testutil.ToFloat64(leaderGauge) }, timeout, poll).Should(Equal(0.0),
+		"the leader cannot renew and stops its controllers")
+	second := createLink(t, ns, "second", host, "b") // straight to kube-apiserver, not through the freeze
+	// Through more than a whole lease duration of outage:
+	g.Consistently(r.returned, o.LeaseDuration+time.Second, poll).Should(BeFalse(), "the manager keeps running")
+	status, location := follow(o.Redirect.BindAddress, host, "a")
+	g.Expect(status).To(Equal(http.StatusFound), "redirects are served from memory")
+	g.Expect(location).To(Equal("https://example.com/a"))
+	g.Expect(readyz(o.HealthProbeBindAddress)).To(Equal(http.StatusOK), "a replica serving from memory is ready")
+
+	frozen.thaw()
+	g.Eventually(linkReady(second), timeout, poll).Should(Equal(linkActive), "it leads again and catches up")
+	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(1.0))
+	g.Expect(r.returned()).To(BeFalse())
 }

@@ -1,6 +1,3 @@
-// Package manager assembles kurz's roles (controllers, API server, redirect
-// server) into one controller-runtime manager. `kurz manager` runs it against a
-// cluster; `kurz dev` runs it against the local control plane it starts.
 package manager
 
 import (

@@ -3,17 +3,23 @@ package config_test
 import (
 	"bytes"
 	"context"
+	"flag"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
+	"github.com/kurz-dev/kurz/internal/manager"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
@@ -50,4 +56,35 @@ func TestDeployManifestsAreAccepted(t *testing.T) {
 		accepted := `(?m)^` + strings.ToLower(o.GetKind()) + `(\.[a-z0-9.]+)?/` + regexp.QuoteMeta(o.GetName()) + ` serverside-applied \(server dry run\)$`
 		g.Expect(string(out)).To(MatchRegexp(accepted), "kube-apiserver accepted %s %s", o.GetKind(), o.GetName())
 	}
+}
+
+// TestDeploymentOutlivesItsShutdown checks that the pod's grace period
+// covers what kurz does on SIGTERM with the Deployment's flags: serve for
+// the shutdown delay, drain the redirect server, flush clicks.
+func TestDeploymentOutlivesItsShutdown(t *testing.T) {
+	g := NewWithT(t)
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "config", "manager", "manager.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	var dep appsv1.Deployment
+	g.Expect(yaml.Unmarshal(b, &dep)).To(Succeed())
+	c := dep.Spec.Template.Spec.Containers[0]
+	g.Expect(c.Args).NotTo(BeEmpty())
+	g.Expect(c.Args[0]).To(Equal("manager"))
+
+	o := manager.DefaultOptions()
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	o.BindFlags(fs)
+	g.Expect(fs.Parse(c.Args[1:])).To(Succeed())
+	g.Expect(o.Validate()).To(Succeed())
+	g.Expect(o.ShutdownDelay).To(BeNumerically(">", 0), "a rollout needs time for endpoints to drop the pod")
+
+	shutdown := o.ShutdownDelay + 2*o.Redirect.ShutdownTimeout
+	grace := time.Duration(*dep.Spec.Template.Spec.TerminationGracePeriodSeconds) * time.Second
+	g.Expect(grace).To(BeNumerically(">", shutdown), "terminationGracePeriodSeconds %s must exceed delay+drain+flush %s", grace, shutdown)
+
+	g.Expect(c.ReadinessProbe.HTTPGet.Path).To(Equal("/readyz"))
+	g.Expect(c.LivenessProbe.HTTPGet.Path).To(Equal("/healthz"))
+	// The readiness probe notices the shutdown within the delay.
+	noticed := time.Duration(c.ReadinessProbe.PeriodSeconds*c.ReadinessProbe.FailureThreshold) * time.Second
+	g.Expect(noticed).To(BeNumerically("<=", o.ShutdownDelay))
 }

@@ -63,8 +63,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.DomainWorkers, "domain-workers", o.DomainWorkers, "How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout).")
 }
 
-// validate rejects options the controllers cannot run with.
-func (o Options) validate() error {
+// Validate rejects options the controllers cannot run with.
+func (o Options) Validate() error {
 	if o.DNSRecheckInterval <= 0 {
 		return fmt.Errorf("dns-recheck-interval must be positive, got %s", o.DNSRecheckInterval)
 	}

@@ -11,21 +11,65 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kurz-dev/kurz/internal/dns"
 )
 
-// Leader election: the manager elects a leader (a Lease) and the
-// controllers run on it only, controller-runtime's default. The Lease rights
-// are not markers here on purpose: config/rbac/leader_election_role.yaml
-// grants them in kurz's own namespace only, where a marker would grant them
+// Leader election: the controllers run on the elected replica only. Either
+// the manager elects (Setup: controller-runtime's own election, which ends
+// the process when the Lease is lost) or internal/manager campaigns itself
+// and runs a fresh set from New for each term it leads. The Lease rights are
+// not markers here on purpose: config/rbac/leader_election_role.yaml grants
+// them in kurz's own namespace only, where a marker would grant them
 // cluster-wide.
 
 // Setup adds the controllers to mgr. They run on the elected leader only.
 // Call it before mgr starts.
 func Setup(mgr ctrl.Manager, o Options) error {
-	if err := o.validate(); err != nil {
+	return add(mgr, o)
+}
+
+// New builds the controllers on mgr's cache and client without adding them
+// to mgr: the caller starts them (each only once) and stops them through
+// their context. Each call builds a fresh set, so a replica that leads again
+// starts new controllers; their names repeat, hence no name validation.
+// Field indexes must have been registered before mgr started.
+func New(mgr ctrl.Manager, o Options) ([]manager.Runnable, error) {
+	c := &collector{Manager: mgr}
+	if err := add(c, o); err != nil {
+		return nil, err
+	}
+	return c.runnables, nil
+}
+
+// collector is a manager whose Add keeps the runnables instead of running
+// them. The builder (watches, predicates, logging) then makes the same
+// controllers as for Setup, left unmanaged: controller.NewTyped is
+// controller.NewTypedUnmanaged followed by Add.
+type collector struct {
+	ctrl.Manager
+	runnables []manager.Runnable
+}
+
+func (c *collector) Add(r manager.Runnable) error {
+	c.runnables = append(c.runnables, r)
+	return nil
+}
+
+// GetControllerOptions skips name validation: "link" and "domain" are
+// built again for every term.
+func (c *collector) GetControllerOptions() config.Controller {
+	o := c.Manager.GetControllerOptions()
+	o.SkipNameValidation = ptr.To(true)
+	return o
+}
+
+func add(mgr ctrl.Manager, o Options) error {
+	if err := o.Validate(); err != nil {
 		return err
 	}
 	verifier, err := dns.New(dns.Config{Server: o.DNSServer, Targets: o.RedirectTargets, Timeout: o.DNSTimeout})

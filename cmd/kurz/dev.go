@@ -16,12 +16,16 @@ import (
 )
 
 // devOptions returns the manager options of `kurz dev`: everything on
-// loopback, no health probes, no leader election (one process).
+// loopback, no health probes, no leader election (one process), and no
+// shutdown delay: no endpoints or load balancer have to drop a laptop
+// process, so Ctrl-C drains and flushes at once (--shutdown-delay still
+// applies when given).
 func devOptions() manager.Options {
 	o := manager.DefaultOptions()
 	o.MetricsBindAddress = "127.0.0.1:8082"
 	o.HealthProbeBindAddress = "0"
 	o.LeaderElect = false
+	o.ShutdownDelay = 0
 	o.API.BindAddress = "127.0.0.1:8080"
 	o.Redirect.BindAddress = "127.0.0.1:8081"
 	return o
@@ -55,7 +59,7 @@ func parseDevFlags(args []string) (devConfig, error) {
 	if c.manager.Redirect.ClickSpool == "" {
 		c.manager.Redirect.ClickSpool = filepath.Join(c.dataDir, "clicks.spool")
 	}
-	return c, nil
+	return c, c.manager.Validate()
 }
 
 // runDev is `kurz dev`: a local control plane (internal/devenv) and the
@@ -67,7 +71,8 @@ func runDev(args []string) error {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&c.zap)))
 
-	// A second signal exits at once; the kernel then kills the children.
+	// The first signal starts the shutdown (manager.Manager.Run); a second
+	// exits at once, and the kernel then kills the children.
 	ctx := ctrl.SetupSignalHandler()
 	env, err := devenv.Start(ctx, devenv.Options{
 		DataDir: c.dataDir,
@@ -124,7 +129,7 @@ func runDevManager(ctx context.Context, env *devenv.Env, o manager.Options) erro
 	if err := mgr.Add(bannerRunnable(env.Watch)); err != nil {
 		return err
 	}
-	return mgr.Start(ctx)
+	return mgr.Run(ctx)
 }
 
 // bannerRunnable is a manager runnable that runs without leader election

@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 )
@@ -15,6 +16,7 @@ func TestParseDevFlags(t *testing.T) {
 		dataDir, api, redirect string
 		metrics, probes        string
 		leaderElect, wantErr   bool
+		shutdownDelay          time.Duration
 	}{
 		{name: "defaults", dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0"},
 		{name: "dev flags", args: []string{"--data-dir", "/x", "--api-addr", "127.0.0.1:1", "--redirect-addr", "127.0.0.1:2"},
@@ -23,6 +25,9 @@ func TestParseDevFlags(t *testing.T) {
 			dataDir: ".kurz", api: ":1", redirect: ":2", metrics: "0", probes: ":3", leaderElect: true},
 		{name: "last of alias and manager flag wins", args: []string{"--api-addr", ":1", "--api-bind-address", ":2", "--redirect-bind-address", ":3", "--redirect-addr", ":4"},
 			dataDir: ".kurz", api: ":2", redirect: ":4", metrics: "127.0.0.1:8082", probes: "0"},
+		{name: "a shutdown delay when asked for", args: []string{"--shutdown-delay", "3s"},
+			dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0", shutdownDelay: 3 * time.Second},
+		{name: "manager options are validated", args: []string{"--leader-elect", "--leader-election-renew-deadline", "1m"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: true},
 		{name: "stray argument", args: []string{"extra"}, wantErr: true},
 	}
@@ -41,6 +46,7 @@ func TestParseDevFlags(t *testing.T) {
 			g.Expect(c.manager.MetricsBindAddress).To(Equal(tt.metrics))
 			g.Expect(c.manager.HealthProbeBindAddress).To(Equal(tt.probes))
 			g.Expect(c.manager.LeaderElect).To(Equal(tt.leaderElect))
+			g.Expect(c.manager.ShutdownDelay).To(Equal(tt.shutdownDelay), "no shutdown delay by default: no endpoints to leave")
 		})
 	}
 }

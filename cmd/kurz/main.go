@@ -70,10 +70,17 @@ func runManager(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// Bad flags are reported before anything else (finding the cluster).
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zo)))
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("find the cluster: %w", err)
 	}
+	// The first SIGINT or SIGTERM starts the shutdown: not ready, serve for
+	// --shutdown-delay, drain, flush (manager.Manager.Run). A second one
+	// exits at once (controller-runtime's handler).
 	return manager.Run(ctrl.SetupSignalHandler(), cfg, o)
 }

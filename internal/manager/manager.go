@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -11,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -30,18 +32,36 @@ func newScheme() *runtime.Scheme {
 	return s
 }
 
-// New builds a manager with the roles o enables. Start it with mgr.Start.
-func New(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error) {
+// Manager is the controller-runtime manager with kurz's roles, its
+// readiness and its shutdown sequence (Run).
+type Manager struct {
+	ctrl.Manager
+	o      Options
+	ready  readiness
+	leader *leader // nil without leader election
+}
+
+// shutdownMargin is added to the longest shutdown step of the roles to give
+// the manager's GracefulShutdownTimeout.
+const shutdownMargin = 5 * time.Second
+
+// New builds a manager with the roles o enables. Start it with Run (or
+// Start, without the shutdown delay).
+//
+// With o.LeaderElect the manager itself does not elect: controller-runtime's
+// election would end the process, servers included, when the Lease is lost.
+// A runnable of every replica campaigns instead and runs the controllers
+// while it leads (leader.go).
+func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	grace := gracefulShutdownTimeout(o)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
-		LeaderElection:          o.LeaderElect,
-		LeaderElectionID:        o.LeaderElectionID,
-		LeaderElectionNamespace: o.LeaderElectionNamespace,
-		// Release the Lease on a clean shutdown so a standby takes over at
-		// once instead of waiting for the lease to expire.
-		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout: &grace,
 		Cache: cache.Options{
 			// managedFields are a large share of every object and no role
 			// reads them; dropping them keeps memory per link small.
@@ -51,17 +71,18 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error)
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
+	m := &Manager{Manager: mgr, o: o}
 	if err := fieldindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	if err := m.ready.setup(mgr); err != nil {
 		return nil, err
 	}
 	if o.EnableControllers {
-		if err := controllers.Setup(mgr, o.Controllers); err != nil {
+		if err := m.setupControllers(cfg); err != nil {
 			return nil, fmt.Errorf("set up controllers: %w", err)
 		}
 	}
@@ -75,14 +96,42 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (ctrl.Manager, error)
 			return nil, fmt.Errorf("set up redirect server: %w", err)
 		}
 	}
-	return mgr, nil
+	return m, nil
 }
 
-// Run builds the manager and runs it until ctx is done.
-func Run(ctx context.Context, cfg *rest.Config, o Options) error {
-	mgr, err := New(ctx, cfg, o)
+// setupControllers adds the controllers: directly without leader election
+// (one replica), else through the campaigning runnable.
+func (m *Manager) setupControllers(cfg *rest.Config) error {
+	if !m.o.LeaderElect {
+		return controllers.Setup(m.Manager, m.o.Controllers)
+	}
+	l, err := newLeader(cfg, m.o, func() ([]manager.Runnable, error) {
+		return controllers.New(m.Manager, m.o.Controllers)
+	})
 	if err != nil {
 		return err
 	}
-	return mgr.Start(ctx)
+	m.leader = l
+	return m.Add(l)
+}
+
+// gracefulShutdownTimeout bounds how long the runnables may take to stop
+// once the manager's context is done: the redirect server drains and then
+// flushes clicks (each up to its shutdown timeout), the API server drains,
+// and the leader releases its Lease (up to the renew deadline).
+func gracefulShutdownTimeout(o Options) time.Duration {
+	api := o.API.ShutdownTimeout
+	if api <= 0 {
+		api = apiserver.DefaultOptions().ShutdownTimeout
+	}
+	return max(2*o.Redirect.ShutdownTimeout, api, o.RenewDeadline) + shutdownMargin
+}
+
+// Run builds the manager and runs it until stop is done (see Manager.Run).
+func Run(stop context.Context, cfg *rest.Config, o Options) error {
+	m, err := New(stop, cfg, o)
+	if err != nil {
+		return err
+	}
+	return m.Run(stop)
 }

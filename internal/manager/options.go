@@ -1,10 +1,10 @@
-// Package manager assembles kurz's roles (controllers, API server, redirect
-// server) into one controller-runtime manager. `kurz manager` runs it against a
-// cluster; `kurz dev` runs it against the local control plane it starts.
 package manager
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"time"
 
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/apiserver"
@@ -19,6 +19,18 @@ type Options struct {
 	LeaderElect             bool
 	LeaderElectionNamespace string
 	LeaderElectionID        string
+	// LeaseDuration is how long standbys wait after the last renewal
+	// before they take the Lease over.
+	LeaseDuration time.Duration
+	// RenewDeadline is how long the leader keeps trying to renew before it
+	// stops its controllers (it keeps serving) and campaigns again.
+	RenewDeadline time.Duration
+	// RetryPeriod is the wait between two attempts to take or renew it.
+	RetryPeriod time.Duration
+
+	// ShutdownDelay is how long a replica keeps serving after a signal
+	// with /readyz failing, so endpoints drop it before it stops listening.
+	ShutdownDelay time.Duration
 
 	EnableControllers bool
 	EnableAPI         bool
@@ -35,12 +47,17 @@ func DefaultOptions() Options {
 		MetricsBindAddress:     ":8082",
 		HealthProbeBindAddress: ":8083",
 		LeaderElectionID:       "kurz-controllers.kurz.dev",
-		EnableControllers:      true,
-		EnableAPI:              true,
-		EnableRedirect:         true,
-		Controllers:            controllers.DefaultOptions(),
-		API:                    apiserver.DefaultOptions(),
-		Redirect:               redirect.DefaultOptions(),
+		// client-go's (and controller-runtime's) defaults.
+		LeaseDuration:     15 * time.Second,
+		RenewDeadline:     10 * time.Second,
+		RetryPeriod:       2 * time.Second,
+		ShutdownDelay:     5 * time.Second,
+		EnableControllers: true,
+		EnableAPI:         true,
+		EnableRedirect:    true,
+		Controllers:       controllers.DefaultOptions(),
+		API:               apiserver.DefaultOptions(),
+		Redirect:          redirect.DefaultOptions(),
 	}
 }
 
@@ -51,10 +68,43 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Elect a leader (Lease) among replicas to run the controllers; the API and redirect servers run on every replica.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election Lease (default: the pod's namespace).")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "Name of the leader election Lease.")
+	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration, "How long standbys wait after the leader's last renewal before taking the Lease.")
+	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline, "How long the leader retries renewing the Lease before it stops its controllers (it keeps serving) and campaigns again; less than the lease duration.")
+	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod, "Wait between attempts to take or renew the Lease; well under the renew deadline.")
+	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "On SIGTERM, how long to keep serving with /readyz failing (so load balancers stop sending traffic) before draining; a second signal exits at once.")
 	fs.BoolVar(&o.EnableControllers, "controllers", o.EnableControllers, "Run the Link and Domain controllers.")
 	fs.BoolVar(&o.EnableAPI, "api", o.EnableAPI, "Run the /api/v1 server.")
 	fs.BoolVar(&o.EnableRedirect, "redirect", o.EnableRedirect, "Run the redirect server.")
 	o.Controllers.BindFlags(fs)
 	o.API.BindFlags(fs)
 	o.Redirect.BindFlags(fs)
+}
+
+// Validate rejects options the manager cannot run with. The roles validate
+// their own options.
+func (o Options) Validate() error {
+	var errs []error
+	if o.LeaderElect {
+		if o.LeaderElectionID == "" {
+			errs = append(errs, errors.New("leader-election-id must not be empty"))
+		}
+		if o.LeaseDuration <= 0 || o.RenewDeadline <= 0 || o.RetryPeriod <= 0 {
+			errs = append(errs, fmt.Errorf("leader-election-lease-duration (%s), -renew-deadline (%s) and -retry-period (%s) must be positive",
+				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod))
+		} else {
+			if o.RenewDeadline >= o.LeaseDuration {
+				errs = append(errs, fmt.Errorf("leader-election-renew-deadline (%s) must be less than leader-election-lease-duration (%s): "+
+					"a leader must give up before a standby may take over", o.RenewDeadline, o.LeaseDuration))
+			}
+			// client-go retries with up to 20% jitter (leaderelection.JitterFactor).
+			if float64(o.RenewDeadline) <= 1.2*float64(o.RetryPeriod) {
+				errs = append(errs, fmt.Errorf("leader-election-renew-deadline (%s) must exceed 1.2 x leader-election-retry-period (%s)",
+					o.RenewDeadline, o.RetryPeriod))
+			}
+		}
+	}
+	if o.ShutdownDelay < 0 {
+		errs = append(errs, fmt.Errorf("shutdown-delay must not be negative, got %s", o.ShutdownDelay))
+	}
+	return errors.Join(errs...)
 }

@@ -27,17 +27,18 @@ type kurzDev struct {
 }
 
 // startKurzDev starts kurz dev on dataDir and waits until its API answers
-// with the token it wrote, as a user following the banner would.
-func startKurzDev(t testing.TB, dataDir, apiAddr, redirectAddr string) *kurzDev {
+// with the token it wrote, as a user following the banner would. extra are
+// more flags of kurz dev.
+func startKurzDev(t testing.TB, dataDir, apiAddr, redirectAddr string, extra ...string) *kurzDev {
 	t.Helper()
 	k := &kurzDev{dataDir: dataDir, apiAddr: apiAddr, redirectAddr: redirectAddr, log: &bytes.Buffer{}, done: make(chan error, 1)}
-	k.cmd = exec.Command(kurzBin, "dev",
+	k.cmd = exec.Command(kurzBin, append([]string{"dev",
 		"--data-dir", dataDir,
 		"--api-addr", apiAddr,
 		"--redirect-addr", redirectAddr,
 		"--metrics-bind-address", "0",
 		"--click-flush-interval", flushInterval.String(),
-	)
+	}, extra...)...)
 	k.cmd.Stdout, k.cmd.Stderr = k.log, k.log
 	if err := k.cmd.Start(); err != nil {
 		t.Fatalf("start kurz dev: %v", err)

@@ -1,13 +1,10 @@
 package apiserver
 
 import (
-	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
-	"strings"
 
-	"github.com/kurz-dev/kurz/internal/redirect"
+	"github.com/kurz-dev/kurz/internal/clientip"
 )
 
 // clientKey names the client of r for the limit on unauthenticated
@@ -25,24 +22,5 @@ func (s *server) clientKey(r *http.Request) string {
 			xff = append(xff, []byte(v))
 		}
 	}
-	return redirect.ClientPrefix(net.ParseIP(host), xff, s.opts.TrustedProxies).String()
-}
-
-// parseTrustedProxies parses --api-trusted-proxies: comma-separated CIDRs
-// or addresses, with the redirect server's rules. Each entry is parsed on
-// its own so that an error names this flag and the entry.
-func parseTrustedProxies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for f := range strings.SplitSeq(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		p, err := redirect.ParseTrustedProxies(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a CIDR or an IP address", f)
-		}
-		out = append(out, p...)
-	}
-	return out, nil
+	return clientip.Prefix(net.ParseIP(host), xff, s.opts.TrustedProxies).String()
 }

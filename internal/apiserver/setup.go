@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/clientip"
 )
 
 // The API server reviews tokens and access for every caller, reads and
@@ -88,7 +89,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.RateLimit, "api-rate-limit", o.RateLimit, "Requests per minute allowed per ServiceAccount, whichever of its API tokens it uses; 0 disables the limit.")
 	fs.IntVar(&o.UnauthenticatedRateLimit, "api-unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Requests per minute allowed per client address with a token not yet known to be good (checked before the TokenReview); 0 disables the limit.")
 	fs.Func("api-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the API (e.g. the ingress); from those peers the client address is taken from X-Forwarded-For (default: none, the TCP peer is the client).", func(s string) error {
-		p, err := parseTrustedProxies(s)
+		p, err := clientip.ParseTrustedProxies(s)
 		o.TrustedProxies = p
 		return err
 	})

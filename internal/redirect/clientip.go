@@ -1,123 +1,16 @@
 package redirect
 
 import (
-	"bytes"
-	"fmt"
-	"net"
-	"net/netip"
-	"strings"
-
 	"github.com/valyala/fasthttp"
+
+	"github.com/kurz-dev/kurz/internal/clientip"
 )
 
-// ipv6ClientBits is the prefix that identifies one IPv6 visitor: a /64 is
-// usually one subscriber's network, and every address in it is theirs to use.
-const ipv6ClientBits = 64
-
-// ParseTrustedProxies parses a comma-separated list of CIDRs (a bare address
-// is one host). Empty means none.
-func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for f := range strings.SplitSeq(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			a, aerr := netip.ParseAddr(f)
-			if aerr != nil {
-				return nil, fmt.Errorf("--redirect-trusted-proxies: %q is not a CIDR: %w", f, err)
-			}
-			a = a.Unmap()
-			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		if p.Addr().Is4In6() {
-			p = netip.PrefixFrom(p.Addr().Unmap(), max(p.Bits()-96, 0))
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
-}
-
-// clientPrefix returns the network that identifies the visitor for rate
-// limits. Behind trusted proxies the TCP peer is a proxy, so the visitor is
-// the right-most address of X-Forwarded-For that no trusted proxy added
-// (addresses further left are the client's own claims and can be forged).
-// IPv4 visitors are one address, IPv6 visitors their /64.
-func clientPrefix(peer net.IP, xff [][]byte, trusted []netip.Prefix) netip.Prefix {
-	client, ok := netip.AddrFromSlice(peer)
-	if !ok {
-		return netip.Prefix{}
-	}
-	client = client.Unmap()
-	if isTrusted(client, trusted) {
-		walkRight(xff, func(a netip.Addr) bool {
-			client = a
-			return isTrusted(a, trusted)
-		})
-	}
-	bits := client.BitLen()
-	if client.Is6() {
-		bits = ipv6ClientBits
-	}
-	p, _ := client.Prefix(bits) // bits fits the address family
-	return p
-}
-
-// walkRight calls f on the X-Forwarded-For addresses from right to left (the
-// last header first) while f returns true. A value that is not an address
-// ends the walk: nothing to its left can be trusted either.
-func walkRight(headers [][]byte, f func(netip.Addr) bool) {
-	for i := len(headers) - 1; i >= 0; i-- {
-		rest := headers[i]
-		for len(rest) > 0 {
-			var v []byte
-			if j := bytes.LastIndexByte(rest, ','); j >= 0 {
-				v, rest = rest[j+1:], rest[:j]
-			} else {
-				v, rest = rest, nil
-			}
-			v = bytes.TrimSpace(v)
-			if len(v) == 0 {
-				continue
-			}
-			a, ok := parseHop(string(v))
-			if !ok || !f(a) {
-				return
-			}
-		}
-	}
-}
-
-// parseHop parses one X-Forwarded-For value: an address, possibly with a
-// port (some proxies add one) or an IPv6 zone.
-func parseHop(s string) (netip.Addr, bool) {
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		ap, perr := netip.ParseAddrPort(s)
-		if perr != nil {
-			return netip.Addr{}, false
-		}
-		a = ap.Addr()
-	}
-	return a.WithZone("").Unmap(), true
-}
-
-func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
-	for _, p := range trusted {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// clientKey is the visitor's network (see clientPrefix) as a limiter key.
+// clientKey is the visitor's network (see clientip.Prefix) as a limiter key.
 func (h *handler) clientKey(ctx *fasthttp.RequestCtx) string {
 	var xff [][]byte
 	if len(h.trustedProxies) > 0 {
 		xff = ctx.Request.Header.PeekAll("X-Forwarded-For")
 	}
-	return clientPrefix(ctx.RemoteIP(), xff, h.trustedProxies).String()
+	return clientip.Prefix(ctx.RemoteIP(), xff, h.trustedProxies).String()
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kurz-dev/kurz/internal/clientip"
 )
 
 // Options configure the redirect server.
@@ -87,7 +89,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
 	fs.StringVar(&o.ClickSpool, "click-spool", o.ClickSpool, "File where clicks that could not be written on shutdown (API server unreachable) are kept for the next start, which replays them; its directory must be writable and survive restarts (default: none, such clicks are lost).")
 	fs.Func("redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).", func(s string) error {
-		p, err := ParseTrustedProxies(s)
+		p, err := clientip.ParseTrustedProxies(s)
 		o.TrustedProxies = p
 		return err
 	})

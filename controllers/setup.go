@@ -28,7 +28,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	verifier, err := dns.New(dns.Config{Server: o.DNSServer, Targets: o.RedirectTargets, Timeout: o.DNSTimeout})
+	verifier, err := dns.New(dns.Config{Server: o.DNSServer, Targets: o.RedirectTargets, Timeout: o.DNSTimeout, ZoneConcurrency: o.DNSZoneChecks})
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,11 @@ func linkMessage(link *kurzv1alpha1.Link, reason string, in linkInputs) string {
 	case kurzv1alpha1.ReasonDomainNotFound:
 		for i := range in.domains {
 			if in.domains[i].Namespace == link.Namespace && in.domains[i].DeletionTimestamp == nil {
-				return fmt.Sprintf("Domain %s is held by another workspace", link.Spec.Domain)
+				if claims.DomainOwner(in.domains) == nil {
+					// A contested claim waiting for its TXT record.
+					return fmt.Sprintf("Domain %s does not own its hostname yet: its Ready condition names the TXT record to publish", link.Spec.Domain)
+				}
+				return fmt.Sprintf("Domain %s is held by another workspace; its Ready condition names the TXT record that moves it here", link.Spec.Domain)
 			}
 		}
 		return fmt.Sprintf("No Domain %s in this namespace", link.Spec.Domain)

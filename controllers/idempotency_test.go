@@ -112,6 +112,14 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 		g.Eventually(readyOf(l), timeout, poll).Should(Equal(reason), l.Name)
 	}
 	g.Eventually(readyOf(pendingDomain), timeout, poll).Should(Equal(pending))
+	// Both Domains share a zone, checked one at a time (--dns-zone-checks):
+	// settled means checked.
+	for _, dom := range []*kurzv1alpha1.Domain{d, pendingDomain} {
+		g.Eventually(func(g Gomega) *metav1.Time {
+			readyOf(dom)(g)
+			return dom.Status.LastCheckTime
+		}, timeout, poll).ShouldNot(BeNil())
+	}
 	settled := []client.Object{d, pendingDomain, active, expiring, expired, loser, lost}
 	before := resourceVersions(g, settled...)
 

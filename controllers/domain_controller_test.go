@@ -142,7 +142,7 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	l := newLink(nsC, "l", hostname, "k")
 	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
-	g.Expect(l.Status.Conditions[0].Message).To(ContainSubstring("another workspace"))
+	g.Expect(l.Status.Conditions[0].Message).To(ContainSubstring("does not own its hostname"))
 
 	// The owner goes: the uncontested claim passes on, the contested one
 	// does not, though it is next by age among the other workspaces.

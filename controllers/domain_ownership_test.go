@@ -65,7 +65,7 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 		}, "1500ms", poll).Should(Equal([]string{txtRequired, linkDomainNotFound}))
 		g.Expect(squat.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 		g.Expect(squat.Status.Claim.Contested).To(BeTrue(), "kept for good")
-		g.Expect(squatLink.Status.Conditions[0].Message).To(ContainSubstring("does not own its hostname yet"))
+		g.Expect(squatLink.Status.Conditions[0].Message).To(ContainSubstring("does not own its hostname"))
 	}
 	// victimBack: a Domain of the victim's workspace takes the hostname.
 	victimBack := func(g Gomega, d *kurzv1alpha1.Domain) {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -58,6 +60,7 @@ func (r *DomainReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error
 // +kubebuilder:rbac:groups=kurz.dev,resources=domains,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kurz.dev,resources=domains/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // Reconcile computes a Domain's status, checking DNS when a check is due,
 // and patches the status when it changed.
@@ -76,7 +79,11 @@ func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err := r.List(ctx, &claimants, client.MatchingFields{fieldindex.Domain: string(d.Spec.Domain)}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("list Domains of %s: %w", d.Spec.Domain, err)
 	}
-	result, lock, checkErr := r.setStatus(ctx, d, claimants.Items, r.Now())
+	ns := &corev1.Namespace{}
+	if err := r.Get(ctx, types.NamespacedName{Name: d.Namespace}, ns); err != nil {
+		return ctrl.Result{}, fmt.Errorf("get namespace of Domain %s: %w", d.Name, err)
+	}
+	result, lock := r.setStatus(ctx, d, claimants.Items, ns.UID, r.Now())
 
 	if !apiequality.Semantic.DeepEqual(orig.Status, d.Status) {
 		if err := patchStatus(ctx, r.Client, orig, d, lock); err != nil {
@@ -87,11 +94,6 @@ func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			return ctrl.Result{}, err
 		}
 		recordTransition(r.Recorder, d, readyChanged(orig.Status.Conditions, d.Status.Conditions))
-	}
-	if checkErr != nil {
-		// No token could be minted; the work queue retries with its own
-		// backoff. (A failed DNS check is no error: it follows the schedule.)
-		return ctrl.Result{}, checkErr
 	}
 	return result, nil
 }

@@ -23,14 +23,21 @@ type Schedule struct {
 }
 
 // checkDue reports whether d's DNS must be checked now: it never was, its
-// spec changed, it just stopped being claimed or failed its last check, or
-// its wait is over.
+// spec changed, or its wait is over. A Domain that does not own its
+// hostname is checked on the same schedule: its TXT record is what can
+// move the hostname to it.
 func (s Schedule) checkDue(d *kurzv1alpha1.Domain, now time.Time) bool {
 	if d.Status.LastCheckTime == nil || d.Status.ObservedGeneration != d.Generation {
 		return true
 	}
 	ready := meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionReady)
-	if ready == nil || (ready.Reason != kurzv1alpha1.ReasonVerified && ready.Reason != kurzv1alpha1.ReasonVerificationPending) {
+	if ready == nil {
+		return true
+	}
+	switch ready.Reason {
+	case kurzv1alpha1.ReasonVerified, kurzv1alpha1.ReasonVerificationPending,
+		kurzv1alpha1.ReasonDomainClaimed, kurzv1alpha1.ReasonTXTRequired:
+	default:
 		return true
 	}
 	return !now.Before(s.nextCheck(d))

@@ -74,9 +74,14 @@ func TestSchedule(t *testing.T) {
 	}{
 		{"never checked", func() *kurzv1alpha1.Domain { d := pendingAt(0); d.Status.LastCheckTime = nil; return d }, 0, true},
 		{"spec changed", func() *kurzv1alpha1.Domain { d := pendingAt(0); d.Generation = 3; return d }, 0, true},
-		{"claim released", func() *kurzv1alpha1.Domain {
+		// A Domain that does not own its hostname is checked on the
+		// pending schedule: its TXT record can move the hostname to it.
+		{"claimed, waiting", func() *kurzv1alpha1.Domain {
 			return domain(kurzv1alpha1.DomainPending, kurzv1alpha1.ReasonDomainClaimed, 0, 0)
-		}, 0, true},
+		}, 0, false},
+		{"TXT required, wait over", func() *kurzv1alpha1.Domain {
+			return domain(kurzv1alpha1.DomainPending, kurzv1alpha1.ReasonTXTRequired, 0, 0)
+		}, 30 * time.Second, true},
 		{"pending, waiting", func() *kurzv1alpha1.Domain { return pendingAt(0) }, 29 * time.Second, false},
 		{"pending, wait over", func() *kurzv1alpha1.Domain { return pendingAt(0) }, 30 * time.Second, true},
 		{"active, waiting", func() *kurzv1alpha1.Domain {

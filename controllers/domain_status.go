@@ -2,8 +2,6 @@ package controllers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -21,89 +20,125 @@ import (
 )
 
 // setStatus computes d's status; claimants are the Domains of every
-// namespace with d's hostname. It checks DNS only when a check is due, so a
-// reconcile caused by anything else changes nothing. lock reports that the
-// pass stamped timestamps or minted the token, which must be written under
-// an optimistic lock. On a failed DNS check d keeps its phase and the check
-// is retried on schedule (observedGeneration stays behind).
-func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, now time.Time) (ctrl.Result, bool, error) {
+// namespace with d's hostname, namespaceUID the uid of d's namespace (the
+// challenge value derives from it). It checks DNS only when a check is due,
+// so a reconcile caused by anything else changes nothing; every Domain is
+// checked, owner or not, as its TXT record can move the hostname to it.
+// lock reports that the pass stamped timestamps, set the token or began a
+// claim, which must be written under an optimistic lock. On a failed DNS
+// check the proof stays and the check is retried on schedule
+// (observedGeneration stays behind).
+func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, namespaceUID types.UID, now time.Time) (ctrl.Result, bool) {
 	lock := timestamps.StampDomain(d, now)
-	if d.Status.VerificationToken == "" {
-		token, err := newToken()
+	if claims.SetChallenge(d, namespaceUID) {
+		lock = true
+	}
+	if claims.Begin(d, claimants, now) {
+		lock = true
+	}
+
+	result := ctrl.Result{}
+	var checkErr error
+	if r.Schedule.checkDue(d, now) {
+		res, err := r.Verifier.Verify(ctx, string(d.Spec.Domain), d.Status.VerificationToken)
+		if errors.Is(err, dns.ErrZoneBusy) {
+			// Other workers are checking this zone (maybe stuck on it):
+			// come back shortly without holding a worker or writing.
+			r.setOwnership(d, claimants, nil, false)
+			return ctrl.Result{RequeueAfter: zoneBusyRetry}, lock
+		}
+		// Second precision is what the API stores; truncating keeps an
+		// unchanged result within the same second from being a write.
+		t := metav1.NewTime(now.Truncate(time.Second))
+		d.Status.LastCheckTime = &t
+		claims.Observe(d.Status.Claim, txtCheck(res), targetCheck(res, err))
 		if err != nil {
-			return ctrl.Result{}, false, err
-		}
-		d.Status.VerificationToken = token
-		lock = true
-	}
-	if recordClaim(d, now) {
-		lock = true
-	}
-	d.Status.Record = &kurzv1alpha1.DNSRecord{
-		Name:  kurzv1alpha1.ChallengeRecordPrefix + string(d.Spec.Domain),
-		Type:  "TXT",
-		Value: d.Status.VerificationToken,
-	}
-
-	if owner := claims.DomainOwner(withSelf(claimants, d)); owner != nil && (owner.Namespace != d.Namespace || owner.Name != d.Name) {
-		// Never Active, never checked: it waits for the owner to go,
-		// which the watch on Domains tells us.
-		d.Status.Phase = kurzv1alpha1.DomainPending
-		setDomainReady(d, kurzv1alpha1.ReasonDomainClaimed, claimedMessage(d, owner))
-		d.Status.ObservedGeneration = d.Generation
-		return ctrl.Result{}, lock, nil
-	}
-
-	if !r.Schedule.checkDue(d, now) {
-		return ctrl.Result{RequeueAfter: r.Schedule.nextCheck(d).Sub(now)}, lock, nil
-	}
-	res, err := r.Verifier.Verify(ctx, string(d.Spec.Domain), d.Status.VerificationToken)
-	// Second precision is what the API stores; truncating keeps an
-	// unchanged result within the same second from being a write.
-	t := metav1.NewTime(now.Truncate(time.Second))
-	d.Status.LastCheckTime = &t
-	if err != nil {
-		// A failed check is a completed check: the next one follows the
-		// schedule. Returning the error instead would have the work queue
-		// retry at once, each retry holding a worker for the DNS timeout.
-		// A DNS outage proves nothing, so the phase stays; observedGeneration
-		// stays behind, so the next pass checks again whatever the schedule.
-		ctrl.LoggerFrom(ctx).Info("DNS check failed", "domain", d.Spec.Domain, "error", err.Error())
-		if d.Status.Phase == kurzv1alpha1.DomainActive {
-			setDomainReady(d, kurzv1alpha1.ReasonVerified, checkFailedMessage(err, "the domain stays Active"))
+			// A failed check is a completed check: the next one follows the
+			// schedule. Returning the error instead would have the work
+			// queue retry at once, each retry holding a worker for the DNS
+			// timeout. A DNS outage proves nothing, so the proof stays;
+			// observedGeneration stays behind, so the next pass checks
+			// again whatever the schedule.
+			ctrl.LoggerFrom(ctx).Info("DNS check failed", "domain", d.Spec.Domain, "error", err.Error())
+			checkErr = err
 		} else {
-			d.Status.Phase = kurzv1alpha1.DomainPending
-			setDomainReady(d, kurzv1alpha1.ReasonVerificationPending, checkFailedMessage(err, pendingMessage(d)))
+			d.Status.ObservedGeneration = d.Generation
 		}
-		return ctrl.Result{RequeueAfter: r.Schedule.interval(d)}, lock, nil
+		r.setOwnership(d, claimants, checkErr, true)
+		return ctrl.Result{RequeueAfter: r.Schedule.interval(d)}, lock
 	}
-	if res.Verified() {
-		d.Status.Phase = kurzv1alpha1.DomainActive
-		setDomainReady(d, kurzv1alpha1.ReasonVerified, verifiedMessage(d, res))
-	} else {
-		d.Status.Phase = kurzv1alpha1.DomainPending
-		setDomainReady(d, kurzv1alpha1.ReasonVerificationPending, pendingMessage(d))
+	r.setOwnership(d, claimants, nil, false)
+	if d.Status.LastCheckTime != nil {
+		result.RequeueAfter = r.Schedule.nextCheck(d).Sub(now)
 	}
-	d.Status.ObservedGeneration = d.Generation
-	return ctrl.Result{RequeueAfter: r.Schedule.interval(d)}, lock, nil
+	return result, lock
 }
 
-// recordClaim sets status.claim when d has no current claim, and reports
-// whether it did: minted once, like the token, so the write takes the
-// optimistic lock. The claim starts now, as the hostname was just set or
-// changed; except for a Domain never claimed and never edited (generation
-// 1), which has claimed its hostname since its creation: so Domains created
-// before claims were recorded keep their order.
-func recordClaim(d *kurzv1alpha1.Domain, now time.Time) bool {
-	if _, ok := claims.ClaimSince(d); ok {
-		return false
+// zoneBusyRetry is how soon a Domain whose zone was busy is tried again: a
+// check frees its slot within the DNS timeout, usually far sooner.
+const zoneBusyRetry = time.Second
+
+// setOwnership sets d's phase and Ready condition from who owns its
+// hostname (claims.DomainOwner, with d as this pass sees it). checked says
+// this pass asked DNS; checkErr is that check's failure. Without a check
+// the last message stays when nothing it says changed.
+func (r *DomainReconciler) setOwnership(d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, checkErr error, checked bool) {
+	owner := claims.DomainOwner(withSelf(claimants, d))
+	owns := owner != nil && owner.Namespace == d.Namespace && owner.Name == d.Name
+	switch {
+	case owns && claims.Proven(d.Status.Claim):
+		d.Status.Phase = kurzv1alpha1.DomainActive
+		msg := verifiedMessage(d)
+		if checkErr != nil {
+			msg = checkFailedMessage(checkErr, "the domain stays Active")
+		} else if !checked && isReady(d, kurzv1alpha1.ReasonVerified) {
+			return
+		}
+		setDomainReady(d, kurzv1alpha1.ReasonVerified, msg)
+	case owns:
+		d.Status.Phase = kurzv1alpha1.DomainPending
+		msg := pendingMessage(d)
+		if checkErr != nil {
+			msg = checkFailedMessage(checkErr, msg)
+		} else if !checked && isReady(d, kurzv1alpha1.ReasonVerificationPending) {
+			return
+		}
+		setDomainReady(d, kurzv1alpha1.ReasonVerificationPending, msg)
+	case owner == nil && d.DeletionTimestamp == nil:
+		d.Status.Phase = kurzv1alpha1.DomainPending
+		setDomainReady(d, kurzv1alpha1.ReasonTXTRequired, txtRequiredMessage(d))
+	default:
+		d.Status.Phase = kurzv1alpha1.DomainPending
+		setDomainReady(d, kurzv1alpha1.ReasonDomainClaimed, claimedMessage(d, owner))
 	}
-	since := metav1.NewMicroTime(now.Truncate(time.Microsecond))
-	if d.Status.Claim == nil && d.Generation == 1 && !d.CreationTimestamp.IsZero() {
-		since = metav1.NewMicroTime(d.CreationTimestamp.Time)
+}
+
+// isReady reports whether d's Ready condition has reason already.
+func isReady(d *kurzv1alpha1.Domain, reason string) bool {
+	c := meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionReady)
+	return c != nil && c.Reason == reason && c.ObservedGeneration == d.Generation
+}
+
+// txtCheck and targetCheck say what one verification learned about each
+// proof: a failed lookup (err) is never taken for an absent record.
+func txtCheck(res dns.Result) claims.Check {
+	switch {
+	case res.Method == dns.MethodTXT:
+		return claims.CheckFound
+	case res.TXTAbsent:
+		return claims.CheckAbsent
 	}
-	d.Status.Claim = &kurzv1alpha1.DomainClaim{Hostname: string(d.Spec.Domain), Since: since}
-	return true
+	return claims.CheckFailed
+}
+
+func targetCheck(res dns.Result, err error) claims.Check {
+	switch {
+	case res.Method == dns.MethodCNAME || res.Method == dns.MethodAddress:
+		return claims.CheckFound
+	case res.Method == dns.MethodNone && err == nil:
+		return claims.CheckAbsent
+	}
+	return claims.CheckFailed
 }
 
 // withSelf returns claimants with d's entry replaced by d as this pass sees
@@ -132,16 +167,6 @@ func setDomainReady(d *kurzv1alpha1.Domain, reason, message string) {
 	})
 }
 
-// newToken returns 128 random bits, hex-encoded: unguessable, so nobody can
-// publish a domain's record before the Domain exists.
-func newToken() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("generate verification token: %w", err)
-	}
-	return "kurz-" + hex.EncodeToString(b), nil
-}
-
 // The messages name records, not the token: it is in status.record.
 
 func pendingMessage(d *kurzv1alpha1.Domain) string {
@@ -149,15 +174,11 @@ func pendingMessage(d *kurzv1alpha1.Domain) string {
 		d.Status.Record.Name, d.Spec.Domain)
 }
 
-func verifiedMessage(d *kurzv1alpha1.Domain, res dns.Result) string {
-	switch res.Method {
-	case dns.MethodTXT:
+func verifiedMessage(d *kurzv1alpha1.Domain) string {
+	if d.Status.Claim.Proof == kurzv1alpha1.ProofTXT {
 		return fmt.Sprintf("TXT record %s holds the verification token", d.Status.Record.Name)
-	case dns.MethodCNAME:
-		return fmt.Sprintf("%s is a CNAME of the redirect target %s", d.Spec.Domain, res.Target)
-	default:
-		return fmt.Sprintf("%s resolves to the redirect target %s", d.Spec.Domain, res.Target)
 	}
+	return fmt.Sprintf("%s points at a redirect target (CNAME, A or AAAA)", d.Spec.Domain)
 }
 
 // checkFailedMessage says a DNS check failed and why, briefly: the
@@ -172,10 +193,26 @@ func checkFailedMessage(err error, then string) string {
 	return fmt.Sprintf("The last DNS check failed (%s), it is retried on schedule; %s", cause, then)
 }
 
-// claimedMessage never names another namespace's Domain.
+// claimedMessage says who holds the hostname, never naming another
+// namespace's Domain, and what moves it here. The TXT value is public (it
+// is for DNS), so the message gives it whole.
 func claimedMessage(d, owner *kurzv1alpha1.Domain) string {
+	holder := "an older Domain of another workspace"
 	if owner.Namespace == d.Namespace {
-		return fmt.Sprintf("Domain %s, which is older, holds the hostname %s", owner.Name, d.Spec.Domain)
+		holder = fmt.Sprintf("Domain %s, which is older,", owner.Name)
 	}
-	return fmt.Sprintf("The hostname %s is held by an older Domain of another workspace", d.Spec.Domain)
+	if claims.ClaimOf(owner).Proof == kurzv1alpha1.ProofTXT {
+		holder = "a Domain of another workspace proven by its TXT record"
+		if owner.Namespace == d.Namespace {
+			holder = fmt.Sprintf("Domain %s, proven by its TXT record,", owner.Name)
+		}
+	}
+	return fmt.Sprintf("The hostname %s is held by %s; publish the TXT record %s with the value %s to move it to this Domain",
+		d.Spec.Domain, holder, d.Status.Record.Name, d.Status.Record.Value)
+}
+
+// txtRequiredMessage: a contested claim nobody else holds.
+func txtRequiredMessage(d *kurzv1alpha1.Domain) string {
+	return fmt.Sprintf("This Domain claimed %s while another workspace held it, so only TXT proves it: publish the TXT record %s with the value %s",
+		d.Spec.Domain, d.Status.Record.Name, d.Status.Record.Value)
 }

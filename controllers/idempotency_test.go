@@ -112,6 +112,14 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 		g.Eventually(readyOf(l), timeout, poll).Should(Equal(reason), l.Name)
 	}
 	g.Eventually(readyOf(pendingDomain), timeout, poll).Should(Equal(pending))
+	// Both Domains share a zone, checked one at a time (--dns-zone-checks):
+	// settled means checked.
+	for _, dom := range []*kurzv1alpha1.Domain{d, pendingDomain} {
+		g.Eventually(func(g Gomega) *metav1.Time {
+			readyOf(dom)(g)
+			return dom.Status.LastCheckTime
+		}, timeout, poll).ShouldNot(BeNil())
+	}
 	settled := []client.Object{d, pendingDomain, active, expiring, expired, loser, lost}
 	before := resourceVersions(g, settled...)
 
@@ -152,8 +160,12 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 	g.Expect(k8sClient.Create(ctx, loser2)).To(Succeed())
 	g.Eventually(readyOf(rival), timeout, poll).Should(Equal(claimed))
 	g.Eventually(readyOf(loser2), timeout, poll).Should(Equal(linkKeyConflict))
+	// The rival itself is checked (its TXT record could move the hostname
+	// to it), so DNS queries go on; the settled Domain is not: a check
+	// would rewrite its lastCheckTime (seconds after the last one), and
+	// so its resourceVersion.
 	g.Consistently(func(g Gomega) []string { return resourceVersions(g, settled...) }, "2s", 200*time.Millisecond).Should(Equal(before))
-	g.Expect(srv.Queries()).To(Equal(queries), "no DNS check was due")
+	g.Expect(srv.Queries()).To(BeNumerically(">=", queries))
 
 	// The counter can count: status drift (a write that triggers no
 	// reconcile) is repaired by the next pass, in one write.

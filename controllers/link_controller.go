@@ -33,6 +33,9 @@ type LinkReconciler struct {
 	Recorder events.EventRecorder
 	// Now is the clock; tests may stop it.
 	Now func() time.Time
+
+	// owners tells Domain events that move a hostname from the others.
+	owners hostOwners
 }
 
 // SetupWithManager registers the controller. Every watch ignores updates

@@ -22,7 +22,8 @@ const (
 func TestLinkDomainNotFound(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	startControllers(t, newDNS(t))
+	srv := newDNS(t)
+	startControllers(t, srv)
 	ns, other := newNamespace(t, "nf"), newNamespace(t, "nf")
 
 	l := newLink(ns, "l", host(t, "go.nf.test"), "k")
@@ -35,12 +36,17 @@ func TestLinkDomainNotFound(t *testing.T) {
 	g.Consistently(readyOf(l), "1s", poll).Should(Equal(linkDomainNotFound))
 
 	// Neither does a Domain of this namespace whose hostname another
-	// namespace holds; once that one goes, the link serves.
+	// namespace holds; its claim is contested, so once that one goes the
+	// link serves only when the Domain's TXT record proves it.
 	d := newDomain(ns, "go", host(t, "go.nf.test"))
 	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
 	g.Consistently(readyOf(l), "1s", poll).Should(Equal(linkDomainNotFound))
 	g.Expect(k8sClient.Delete(ctx, newDomain(other, "go", host(t, "go.nf.test")))).To(Succeed())
+	g.Consistently(readyOf(l), "1s", poll).Should(Equal(linkDomainNotFound))
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), d)).To(Succeed())
+	srv.Set(d.Status.Record.Name, dnsTypeTXT, d.Status.Record.Value)
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
+	srv.Set(d.Status.Record.Name, dnsTypeTXT)
 
 	// The Domain goes: the link stops serving and nothing else changes;
 	// it comes back with the Domain.

@@ -45,7 +45,10 @@ func linkMessage(link *kurzv1alpha1.Link, reason string, in linkInputs) string {
 	case kurzv1alpha1.ReasonDomainNotFound:
 		for i := range in.domains {
 			if in.domains[i].Namespace == link.Namespace && in.domains[i].DeletionTimestamp == nil {
-				return fmt.Sprintf("Domain %s is held by another workspace", link.Spec.Domain)
+				// The same words whoever holds the hostname (another
+				// workspace, or nobody while a contested claim waits for
+				// its TXT record): a change elsewhere need not rewrite it.
+				return fmt.Sprintf("Domain %s does not own its hostname: its Ready condition says why and which TXT record to publish", link.Spec.Domain)
 			}
 		}
 		return fmt.Sprintf("No Domain %s in this namespace", link.Spec.Domain)

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -9,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/claims"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 )
 
@@ -36,25 +38,77 @@ func (r *LinkReconciler) linksSharingKey(ctx context.Context, o client.Object) [
 	return reqs
 }
 
-// linksOfDomain maps a Domain to every Link of its hostname, in every
-// namespace: the Domain's arrival, departure or hostname change can move
-// the hostname's claim from one namespace to another.
+// linksOfDomain maps a Domain event to the Links it can affect: the Links
+// of the Domain's own namespace and hostname, and, when the event moved the
+// hostname to another namespace, the Links of the namespace that lost it
+// and of the one that gained it. Not every namespace's Links of the
+// hostname: a tenant churning a Domain that owns nothing (a squatter's)
+// must not make the controller reconcile the owner's links each time.
+// On a hostname change it is called with the old and the new object, so
+// both hostnames are settled.
 func (r *LinkReconciler) linksOfDomain(ctx context.Context, o client.Object) []reconcile.Request {
 	d, ok := o.(*kurzv1alpha1.Domain)
 	if !ok {
 		return nil
 	}
-	var links kurzv1alpha1.LinkList
-	if err := r.List(ctx, &links, client.MatchingFields{fieldindex.Domain: string(d.Spec.Domain)},
-		client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "list Links of a Domain", "domain", d.Spec.Domain)
-		return nil
+	hostname := string(d.Spec.Domain)
+	namespaces := []string{d.Namespace}
+	var domains kurzv1alpha1.DomainList
+	if err := r.List(ctx, &domains, client.MatchingFields{fieldindex.Domain: hostname}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list Domains of a hostname", "domain", hostname)
+	} else {
+		owner := ""
+		if od := claims.DomainOwner(domains.Items); od != nil {
+			owner = od.Namespace
+		}
+		if before, changed := r.owners.swap(hostname, owner, len(domains.Items) == 0); changed {
+			namespaces = append(namespaces, before, owner)
+		}
 	}
-	reqs := make([]reconcile.Request, len(links.Items))
-	for i := range links.Items {
-		reqs[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: links.Items[i].Namespace, Name: links.Items[i].Name}}
+	var reqs []reconcile.Request
+	seen := map[string]bool{}
+	for _, ns := range namespaces {
+		if ns == "" || seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		var links kurzv1alpha1.LinkList
+		if err := r.List(ctx, &links, client.InNamespace(ns), client.MatchingFields{fieldindex.Domain: hostname},
+			client.UnsafeDisableDeepCopy); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "list Links of a Domain", "domain", hostname, "namespace", ns)
+			continue
+		}
+		for i := range links.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: links.Items[i].Name}})
+		}
 	}
 	return reqs
+}
+
+// hostOwners remembers which namespace held each hostname when the Link
+// controller last looked, so a Domain event can tell whether it moved the
+// hostname. It starts empty: the first event of a hostname counts as a
+// move to its owner, which reconciles that owner's Links once.
+type hostOwners struct {
+	mu     sync.Mutex
+	owners map[string]string
+}
+
+// swap records owner as the holder of hostname (forgetting it when gone)
+// and returns the one before and whether it changed.
+func (h *hostOwners) swap(hostname, owner string, gone bool) (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.owners == nil {
+		h.owners = map[string]string{}
+	}
+	before, known := h.owners[hostname]
+	if gone {
+		delete(h.owners, hostname)
+	} else {
+		h.owners[hostname] = owner
+	}
+	return before, !known || before != owner
 }
 
 // domainKey is the link's value in the fieldindex.DomainKey index.

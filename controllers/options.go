@@ -24,6 +24,11 @@ type Options struct {
 	PendingBackoffMax time.Duration
 	// DNSTimeout bounds one domain check (all its lookups).
 	DNSTimeout time.Duration
+	// DNSZoneChecks bounds the checks running at once for hostnames of one
+	// registrable domain, so a zone that never answers holds at most that
+	// many Domain workers and the others keep verifying every other zone.
+	// It must be below DomainWorkers (unless DomainWorkers is 1).
+	DNSZoneChecks int
 
 	// LinkWorkers and DomainWorkers are how many objects of each kind are
 	// reconciled at once.
@@ -38,6 +43,7 @@ func DefaultOptions() Options {
 		PendingBackoff:     30 * time.Second,
 		PendingBackoffMax:  10 * time.Minute,
 		DNSTimeout:         10 * time.Second,
+		DNSZoneChecks:      1,
 		LinkWorkers:        4,
 		DomainWorkers:      2,
 	}
@@ -59,6 +65,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.PendingBackoff, "dns-pending-backoff", o.PendingBackoff, "First wait before a Pending domain is checked again; it doubles up to --dns-pending-backoff-max.")
 	fs.DurationVar(&o.PendingBackoffMax, "dns-pending-backoff-max", o.PendingBackoffMax, "Longest wait between checks of a Pending domain.")
 	fs.DurationVar(&o.DNSTimeout, "dns-timeout", o.DNSTimeout, "Longest time one domain check (all its DNS lookups) may take.")
+	fs.IntVar(&o.DNSZoneChecks, "dns-zone-checks", o.DNSZoneChecks, "How many DNS checks may run at once for hostnames of one registrable domain (below --domain-workers), so a slow zone cannot hold every Domain worker.")
 	fs.IntVar(&o.LinkWorkers, "link-workers", o.LinkWorkers, "How many Links are reconciled at once.")
 	fs.IntVar(&o.DomainWorkers, "domain-workers", o.DomainWorkers, "How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout).")
 }
@@ -76,6 +83,9 @@ func (o Options) Validate() error {
 	}
 	if o.LinkWorkers < 1 || o.DomainWorkers < 1 {
 		return fmt.Errorf("link-workers (%d) and domain-workers (%d) must be at least 1", o.LinkWorkers, o.DomainWorkers)
+	}
+	if o.DNSZoneChecks < 1 || o.DNSZoneChecks > max(o.DomainWorkers-1, 1) {
+		return fmt.Errorf("dns-zone-checks (%d) must be at least 1 and below domain-workers (%d)", o.DNSZoneChecks, o.DomainWorkers)
 	}
 	return nil
 }

@@ -23,7 +23,9 @@ func TestBindFlags(t *testing.T) {
 			"--dns-recheck-interval", "5m",
 			"--dns-pending-backoff", "1s", "--dns-pending-backoff-max", "1m",
 			"--dns-timeout", "3s", "--link-workers", "8", "--domain-workers", "5",
+			"--dns-zone-checks", "3",
 		}, func(o *controllers.Options) {
+			o.DNSZoneChecks = 3
 			o.DNSServer = "127.0.0.1:5353"
 			o.RedirectTargets = []string{"lb.example.com", "192.0.2.1", "2001:db8::1"}
 			o.DNSRecheckInterval = 5 * time.Minute
@@ -57,6 +59,9 @@ func TestSetupRejectsBadOptions(t *testing.T) {
 		{"DNS timeout", func(o *controllers.Options) { o.DNSTimeout = 0 }},
 		{"no link workers", func(o *controllers.Options) { o.LinkWorkers = 0 }},
 		{"no domain workers", func(o *controllers.Options) { o.DomainWorkers = 0 }},
+		{"no zone checks", func(o *controllers.Options) { o.DNSZoneChecks = 0 }},
+		// One zone must not be able to hold every Domain worker.
+		{"zone checks as many as workers", func(o *controllers.Options) { o.DomainWorkers, o.DNSZoneChecks = 3, 3 }},
 		{"DNS server without port", func(o *controllers.Options) { o.DNSServer = "127.0.0.1" }},
 		{"bad redirect target", func(o *controllers.Options) { o.RedirectTargets = []string{"https://x/"} }},
 	}

@@ -72,7 +72,7 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	verifier, err := dns.New(dns.Config{Server: o.DNSServer, Targets: o.RedirectTargets, Timeout: o.DNSTimeout})
+	verifier, err := dns.New(dns.Config{Server: o.DNSServer, Targets: o.RedirectTargets, Timeout: o.DNSTimeout, ZoneConcurrency: o.DNSZoneChecks})
 	if err != nil {
 		return err
 	}

@@ -25,9 +25,14 @@ const (
 	// ReasonVerificationPending: DNS does not prove the domain yet (phase
 	// Pending); the condition message says which record to publish.
 	ReasonVerificationPending = "VerificationPending"
-	// ReasonDomainClaimed: an older Domain in another namespace holds the
-	// hostname; this one is never served.
+	// ReasonDomainClaimed: another Domain holds the hostname (proven by
+	// TXT, or an older uncontested claim); this one is not served until it
+	// publishes its TXT record or the holder goes away (uncontested only).
 	ReasonDomainClaimed = "DomainClaimed"
+	// ReasonTXTRequired: the claim is contested (it began while another
+	// workspace held the hostname), so only its TXT record can make it the
+	// owner; nothing else holds the hostname meanwhile.
+	ReasonTXTRequired = "TXTRequired"
 )
 
 // ChallengeRecordPrefix is prepended to a hostname to name the TXT record

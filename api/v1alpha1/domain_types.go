@@ -7,9 +7,10 @@ import (
 // DomainSpec is a hostname that short links are served on.
 type DomainSpec struct {
 	// domain is the hostname, lowercase (international names in punycode).
-	// A hostname belongs to one namespace: the oldest claim wins (the Domain
-	// that has claimed this hostname the longest, see status.claim), later
-	// claims report DomainClaimed and are never served.
+	// A hostname belongs to one namespace: a claim proven by its TXT
+	// record outranks every other, and otherwise the oldest uncontested
+	// claim wins (see status.claim); the others report DomainClaimed or
+	// TXTRequired and are never served.
 	// +required
 	Domain Hostname `json:"domain"`
 
@@ -61,7 +62,43 @@ type DomainClaim struct {
 	// microseconds: its creation, or the edit of spec.domain to hostname.
 	// +required
 	Since metav1.MicroTime `json:"since"`
+
+	// contested is true when the claim began while another workspace held
+	// the hostname. Kept for good for this claim: a contested claim can own
+	// the hostname only with TXT proof, even after the other workspace's
+	// Domain is gone, so a squatter never inherits a hostname.
+	// +optional
+	Contested bool `json:"contested,omitempty"`
+
+	// proof is what DNS proved for this claim: TXT (the challenge record
+	// holds this Domain's value) or Target (the hostname points at a
+	// redirect target, which proves DNS points at kurz, not which
+	// workspace). Empty when nothing was proven yet.
+	// +optional
+	Proof DomainProof `json:"proof,omitempty"`
+
+	// txtAbsentChecks counts the consecutive checks that found the TXT
+	// record definitively absent while proof was TXT; a failed lookup does
+	// not count. TXT proof is lost when it reaches 2.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	TXTAbsentChecks int32 `json:"txtAbsentChecks,omitempty"`
 }
+
+// DomainProof is what DNS proved about a claim.
+// +kubebuilder:validation:Enum=TXT;Target
+type DomainProof string
+
+const (
+	// ProofNone: DNS proved nothing yet.
+	ProofNone DomainProof = ""
+	// ProofTXT: the challenge TXT record holds the Domain's value, which is
+	// unique to its workspace and hostname.
+	ProofTXT DomainProof = "TXT"
+	// ProofTarget: the hostname points (CNAME, A or AAAA) at a redirect
+	// target. Enough for an uncontested claim only.
+	ProofTarget DomainProof = "Target"
+)
 
 // DomainStatus is what kurz observed about a Domain.
 type DomainStatus struct {
@@ -76,8 +113,10 @@ type DomainStatus struct {
 	// +optional
 	Phase DomainPhase `json:"phase,omitempty"`
 
-	// verificationToken is the random value the challenge TXT record must
-	// hold. Generated once; not a secret (it is published in DNS).
+	// verificationToken is the value the challenge TXT record must hold,
+	// derived from the workspace (namespace uid) and the hostname: the same
+	// for a Domain deleted and created again in the same namespace, unique
+	// to it otherwise. Not a secret (it is published in DNS).
 	// +optional
 	VerificationToken string `json:"verificationToken,omitempty"`
 
@@ -121,8 +160,12 @@ type DomainStatus struct {
 // +kubebuilder:printcolumn:name="Domain",type=string,JSONPath=`.spec.domain`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
-// +kubebuilder:printcolumn:name="Record",type=string,JSONPath=`.status.record.name`,priority=1
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Proof",type=string,JSONPath=`.status.claim.proof`,priority=1
+// +kubebuilder:printcolumn:name="Contested",type=boolean,JSONPath=`.status.claim.contested`,priority=1
+// +kubebuilder:printcolumn:name="TXT Record",type=string,JSONPath=`.status.record.name`
+// +kubebuilder:printcolumn:name="TXT Value",type=string,JSONPath=`.status.record.value`,priority=1
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // Domain is a hostname of a workspace (namespace) that serves short links.

@@ -65,8 +65,8 @@
 //     replaces key, domain and url; an optional field that is present is set
 //     (null or "" clears it), one that is absent is kept.
 //   - domain is normalized (trimmed, lowercased, trailing dot dropped, IDN to
-//     punycode) and must be held by a Domain of the caller's workspace (the
-//     oldest claim on the hostname, see internal/claims), else 422
+//     punycode) and must be held by a Domain of the caller's workspace (TXT
+//     proof first, then the oldest uncontested claim, see internal/claims), else 422
 //     "The selected domain is invalid.". A key already used on that domain
 //     in the workspace is 422 "The key has already been taken.". On one
 //     replica such writes are serialized per name; across replicas the
@@ -85,12 +85,17 @@
 // # Domains
 //
 //   - The hostname is normalized as for links, then validated. A hostname
-//     any live Domain holds, in any workspace, is 422 "The domain has already
-//     been taken." (the caller's own Domain excepted on update).
+//     another live Domain of the caller's workspace has is 422 "The domain
+//     has already been taken." (the Domain itself excepted on update).
+//     Another workspace's hostname is accepted: the Domain is created (or
+//     renamed) pending, its claim contested (internal/claims), and the same
+//     status write sets the TXT record whose publication moves the hostname
+//     to it, so a squatter's early claim cannot lock the DNS owner out.
 //   - A Domain is named after its hostname when that name is free in the
 //     namespace, else <hostname>-<random>.
-//   - status is status.phase lowercased, "pending" until the controller sets
-//     it. Deleting a Domain leaves its links (they stop serving).
+//   - status is "active" when the controller found the current spec
+//     proven and owning its hostname (phase Active, Ready for this
+//     generation), else "pending". Deleting a Domain leaves its links (they stop serving).
 //
 // # Timestamps and read-your-writes
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/claims"
 	"github.com/kurz-dev/kurz/internal/pagination"
 	"github.com/kurz-dev/kurz/internal/timestamps"
 	kurzvalidation "github.com/kurz-dev/kurz/internal/validation"
@@ -78,7 +80,11 @@ func (s *server) createDomain(w http.ResponseWriter, r *http.Request, c *caller)
 		return err
 	}
 	defer s.locks.lock("domain/" + in.domain)()
-	if err := s.checkHostnameFree(ctx, in.domain, ""); err != nil {
+	claimants, err := s.domainsNamed(ctx, in.domain)
+	if err != nil {
+		return err
+	}
+	if err := hostnameFreeInWorkspace(claimants, c.workspace, ""); err != nil {
 		return err
 	}
 	wid, err := s.workspaceID(ctx, c)
@@ -89,7 +95,7 @@ func (s *server) createDomain(w http.ResponseWriter, r *http.Request, c *caller)
 	if err != nil {
 		return err
 	}
-	stamp(ctx, s, d, timestamps.StampDomain)
+	stamp(ctx, s, d, stampClaim(claimants, wid, timestamps.StampDomain))
 	awaitWrite(ctx, s, s.domains, d)
 	writeJSON(w, http.StatusCreated, newDomainView(d, wid))
 	return nil
@@ -151,8 +157,12 @@ func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller)
 	defer s.locks.lock("domain/" + in.domain)()
 	// Keeping the hostname changes no claim, so a younger Domain claiming
 	// it elsewhere (applied with kubectl) must not lock the owner out.
+	var claimants []kurzv1alpha1.Domain
 	if in.domain != string(cur.Spec.Domain) {
-		if err := s.checkHostnameFree(ctx, in.domain, cur.UID); err != nil {
+		if claimants, err = s.domainsNamed(ctx, in.domain); err != nil {
+			return err
+		}
+		if err := hostnameFreeInWorkspace(claimants, c.workspace, cur.UID); err != nil {
 			return err
 		}
 	}
@@ -179,7 +189,7 @@ func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller)
 		}
 		d = fresh
 	}
-	stamp(ctx, s, d, timestamps.TouchDomain)
+	stamp(ctx, s, d, stampClaim(claimants, wid, timestamps.TouchDomain))
 	awaitWrite(ctx, s, s.domains, d)
 	writeJSON(w, http.StatusOK, newDomainView(d, wid))
 	return nil
@@ -208,17 +218,33 @@ func domainWriteError(err error) error {
 	return err
 }
 
-// checkHostnameFree refuses a hostname any live Domain other than self
-// claims, in any workspace: a hostname belongs to one workspace.
-func (s *server) checkHostnameFree(ctx context.Context, host string, self types.UID) error {
-	domains, err := s.domainsNamed(ctx, host)
-	if err != nil {
-		return err
-	}
-	for _, d := range domains {
-		if d.UID != self {
+// hostnameFreeInWorkspace refuses a hostname that another live Domain of
+// the workspace (other than self) has: one Domain per hostname and
+// workspace. Another workspace's claim is no reason to refuse: who owns a
+// hostname is decided by claims (DNS proof first), and refusing would let a
+// squatter's early claim lock the real owner out.
+func hostnameFreeInWorkspace(claimants []kurzv1alpha1.Domain, workspace string, self types.UID) error {
+	for _, d := range claimants {
+		if d.Namespace == workspace && d.UID != self {
 			return validationError("domain", "The domain has already been taken.")
 		}
 	}
 	return nil
+}
+
+// stampClaim wraps a timestamp stamp so the same status write also sets the
+// challenge record and begins the claim (contested when another workspace
+// holds the hostname), as the controller would: the Domain says at once
+// which TXT record moves the hostname to it.
+func stampClaim(claimants []kurzv1alpha1.Domain, workspaceID string, stampTimes func(*kurzv1alpha1.Domain, time.Time) bool) func(*kurzv1alpha1.Domain, time.Time) bool {
+	return func(d *kurzv1alpha1.Domain, now time.Time) bool {
+		changed := stampTimes(d, now)
+		if claims.SetChallenge(d, types.UID(workspaceID)) {
+			changed = true
+		}
+		if claims.Begin(d, claimants, now) {
+			changed = true
+		}
+		return changed
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/claims"
 )
 
 func TestDomainLifecycle(t *testing.T) {
@@ -41,6 +42,8 @@ func TestDomainLifecycle(t *testing.T) {
 	// verified and claimed (the controller is not running here).
 	obj.Status.Phase = kurzv1alpha1.DomainActive
 	obj.Status.Claim = &kurzv1alpha1.DomainClaim{Hostname: host, Since: metav1.NowMicro()}
+	obj.Status.Conditions = []metav1.Condition{{Type: kurzv1alpha1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: kurzv1alpha1.ReasonVerified, Message: "test", ObservedGeneration: obj.Generation, LastTransitionTime: metav1.Now()}}
 	g.Expect(k8s.Status().Update(context.Background(), &obj)).To(Succeed())
 	g.Eventually(func() any {
 		return w.editor.do("GET", "/api/v1/domains", nil).body["data"].([]any)[0].(map[string]any)["status"]
@@ -98,6 +101,8 @@ func TestDomainValidation(t *testing.T) {
 	other.createDomain(t, taken)
 	mine := uniqueHost()
 	mineID := w.createDomain(t, mine)
+	other2 := uniqueHost()
+	w.createDomain(t, other2)
 
 	tests := []struct {
 		name    string
@@ -111,11 +116,10 @@ func TestDomainValidation(t *testing.T) {
 		{"not a string", "POST", "/api/v1/domains", map[string]any{"domain": 5}, "domain", "The domain field must be a string."},
 		{"with a port", "POST", "/api/v1/domains", map[string]any{"domain": "example.com:80"}, "domain", "The domain field must be a valid domain name."},
 		{"a URL", "POST", "/api/v1/domains", map[string]any{"domain": "https://example.com/"}, "domain", "The domain field must be a valid domain name."},
-		{"taken by another workspace", "POST", "/api/v1/domains", map[string]any{"domain": taken}, "domain", "The domain has already been taken."},
 		{"taken by this workspace", "POST", "/api/v1/domains", map[string]any{"domain": strings.ToUpper(mine)}, "domain", "The domain has already been taken."},
 		{"bad not_found_url", "POST", "/api/v1/domains", map[string]any{"domain": uniqueHost(), "not_found_url": "javascript:x"}, "not_found_url", "The not found url field must be an absolute http or https URL with a host."},
 		{"bad expired_url", "POST", "/api/v1/domains", map[string]any{"domain": uniqueHost(), "expired_url": 7}, "expired_url", "The expired url field must be a string."},
-		{"update to a taken one", "PUT", "/api/v1/domains/" + mineID, map[string]any{"domain": taken}, "domain", "The domain has already been taken."},
+		{"update to one this workspace has", "PUT", "/api/v1/domains/" + mineID, map[string]any{"domain": other2}, "domain", "The domain has already been taken."},
 		{"update without domain", "PUT", "/api/v1/domains/" + mineID, map[string]any{"not_found_url": "https://e.com"}, "domain", "The domain field is required."},
 	}
 	for _, tt := range tests {
@@ -139,4 +143,53 @@ func TestDomainValidation(t *testing.T) {
 		r = w.editor.do("PUT", "/api/v1/domains/"+mineID, map[string]any{"domain": mine})
 		g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
 	})
+}
+
+// TestDomainOfAnotherWorkspaceIsCreatedPending: the API no longer refuses a
+// hostname another workspace claims (a squatter's early claim would lock
+// the real owner out). It creates the Domain pending, its claim contested,
+// and its status names the TXT record that moves the hostname to it; the
+// other workspace keeps the hostname meanwhile.
+func TestDomainOfAnotherWorkspaceIsCreatedPending(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	holder, buyer := newWorkspace(t), newWorkspace(t)
+	taken := uniqueHost()
+	holder.createDomain(t, taken)
+
+	r := buyer.editor.do("POST", "/api/v1/domains", map[string]any{"domain": taken})
+	g.Expect(r.status).To(Equal(http.StatusCreated), "%s", r)
+	g.Expect(r.body).To(HaveKeyWithValue("status", "pending"))
+	var obj kurzv1alpha1.Domain
+	g.Expect(k8s.Get(ctx, types.NamespacedName{Namespace: buyer.ns, Name: taken}, &obj)).To(Succeed())
+	g.Expect(obj.Status.Claim).NotTo(BeNil())
+	g.Expect(obj.Status.Claim.Contested).To(BeTrue())
+	g.Expect(obj.Status.Record).To(Equal(&kurzv1alpha1.DNSRecord{
+		Name: "_kurz-challenge." + taken, Type: "TXT", Value: claims.ChallengeValue(types.UID(buyer.uid), taken),
+	}))
+	var held kurzv1alpha1.Domain
+	g.Expect(k8s.Get(ctx, types.NamespacedName{Namespace: holder.ns, Name: taken}, &held)).To(Succeed())
+	g.Expect(held.Status.Claim.Contested).To(BeFalse())
+	g.Expect(held.Status.Record.Value).NotTo(Equal(obj.Status.Record.Value), "the value is the workspace's own")
+
+	// The holder keeps the hostname: links go there, not to the buyer.
+	r = buyer.editor.do("POST", "/api/v1/links", map[string]any{"url": "https://example.com/", "domain": taken, "key": "k"})
+	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
+	g.Expect(r.fieldErrors("domain")).To(Equal([]string{"The selected domain is invalid."}))
+	holder.createLink(t, map[string]any{"url": "https://example.com/", "domain": taken, "key": "k"})
+
+	// A rename to another workspace's hostname is a contested claim too.
+	moved := uniqueHost()
+	id := buyer.createDomain(t, moved)
+	r = buyer.editor.do("PUT", "/api/v1/domains/"+id, map[string]any{"domain": taken})
+	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "one Domain per hostname and workspace: %s", r)
+	other := uniqueHost()
+	holder.createDomain(t, other)
+	r = buyer.editor.do("PUT", "/api/v1/domains/"+id, map[string]any{"domain": other})
+	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+	g.Expect(r.body).To(HaveKeyWithValue("status", "pending"))
+	g.Expect(k8s.Get(ctx, types.NamespacedName{Namespace: buyer.ns, Name: moved}, &obj)).To(Succeed())
+	g.Expect(obj.Status.Claim.Hostname).To(Equal(other))
+	g.Expect(obj.Status.Claim.Contested).To(BeTrue())
+	g.Expect(obj.Status.Record.Value).To(Equal(claims.ChallengeValue(types.UID(buyer.uid), other)))
 }

@@ -1,11 +1,13 @@
 // Package claims decides who owns a contested name: which Domain holds a
-// hostname claimed by several namespaces (the oldest claim, see DomainOwner),
-// and which Link holds a (domain, key) claimed by several Links (the oldest
-// Link). The controllers, the API and the redirect index
-// all ask here, so they can never disagree.
+// hostname claimed by several namespaces (see Owner and DESIGN.md
+// "Hostname ownership"), and which Link holds a (domain, key) claimed by
+// several Links (the oldest Link). The controllers, the API and the redirect
+// index all ask here, so they can never disagree.
 package claims
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -25,26 +27,98 @@ func Older(a, b metav1.Object) bool {
 	return a.GetName() < b.GetName()
 }
 
-// DomainOwner returns the Domain that holds a hostname among the Domains that
-// claim it (all with the same spec.domain), or nil when none can: the oldest
-// claim wins. A claim's age is status.claim.since, when the Domain started
-// claiming this hostname, not its creation: spec.domain is mutable, and an
-// old Domain edited to another workspace's hostname must not take it over.
-// A Domain without a current claim (new, or edited and not yet reconciled)
-// ranks after every Domain with one; ties break as in Older. Domains being
-// deleted no longer claim anything, so the claim passes on at once.
-func DomainOwner(domains []kurzv1alpha1.Domain) *kurzv1alpha1.Domain {
-	var owner *kurzv1alpha1.Domain
-	for i := range domains {
-		d := &domains[i]
-		if d.DeletionTimestamp != nil {
+// Claim is what the ownership rules look at for one Domain, so that callers
+// holding less than a whole object (the redirect index) need not fabricate
+// one.
+type Claim struct {
+	Namespace, Name string
+	// Created is the Domain's creationTimestamp: a tie-break only.
+	Created time.Time
+	// Current is false when the Domain has no claim on its spec.domain yet
+	// (new, or edited and not reconciled); Since and the rest are then
+	// meaningless.
+	Current   bool
+	Since     time.Time
+	Contested bool
+	Proof     kurzv1alpha1.DomainProof
+	Deleting  bool
+}
+
+// ClaimOf returns d's facts.
+func ClaimOf(d *kurzv1alpha1.Domain) Claim {
+	c := Claim{Namespace: d.Namespace, Name: d.Name, Created: d.CreationTimestamp.Time, Deleting: d.DeletionTimestamp != nil}
+	if cl := d.Status.Claim; cl != nil && cl.Hostname == string(d.Spec.Domain) {
+		c.Current, c.Since, c.Contested, c.Proof = true, cl.Since.Time, cl.Contested, cl.Proof
+	}
+	return c
+}
+
+// CanOwn reports whether c may hold its hostname at all: a live Domain whose
+// claim is uncontested or proven by TXT. A Domain without a recorded claim
+// is taken as uncontested (the controller records one on its first pass),
+// so a cluster without the controller running yet, like `kurz dev` starting,
+// still serves.
+func (c Claim) CanOwn() bool {
+	return !c.Deleting && (c.Proof == kurzv1alpha1.ProofTXT || !c.Contested)
+}
+
+// Owner returns the index of the claim that holds the hostname among
+// claims (all for one hostname), or -1 when none can:
+//
+//  1. a claim proven by TXT outranks every claim not so proven;
+//  2. a contested claim without TXT proof never owns;
+//  3. otherwise the oldest claim wins: a Domain with a current claim ranks
+//     before one without, then by claim time, creation, namespace and name.
+//
+// A Domain being deleted claims nothing, so its claim passes on at once (to
+// an uncontested or TXT-proven claim only).
+func Owner(cs []Claim) int {
+	owner := -1
+	for i := range cs {
+		if !cs[i].CanOwn() {
 			continue
 		}
-		if owner == nil || olderClaim(d, owner) {
-			owner = d
+		if owner < 0 || outranks(cs[i], cs[owner]) {
+			owner = i
 		}
 	}
 	return owner
+}
+
+// outranks reports whether a's claim beats b's; both can own.
+func outranks(a, b Claim) bool {
+	if at, bt := a.Proof == kurzv1alpha1.ProofTXT, b.Proof == kurzv1alpha1.ProofTXT; at != bt {
+		return at
+	}
+	if a.Current != b.Current {
+		return a.Current
+	}
+	if a.Current && !a.Since.Equal(b.Since) {
+		return a.Since.Before(b.Since)
+	}
+	if !a.Created.Equal(b.Created) {
+		return a.Created.Before(b.Created)
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}
+
+// DomainOwner returns the Domain that holds a hostname among the Domains that
+// claim it (all with the same spec.domain), or nil when none can (see
+// Owner). A claim's age is status.claim.since, when the Domain started
+// claiming this hostname, not its creation: spec.domain is mutable, and an
+// old Domain edited to another workspace's hostname must not take it over.
+func DomainOwner(domains []kurzv1alpha1.Domain) *kurzv1alpha1.Domain {
+	cs := make([]Claim, len(domains))
+	for i := range domains {
+		cs[i] = ClaimOf(&domains[i])
+	}
+	if i := Owner(cs); i >= 0 {
+		return &domains[i]
+	}
+	return nil
 }
 
 // ClaimSince returns when d started claiming its spec.domain, and false when
@@ -55,19 +129,6 @@ func ClaimSince(d *kurzv1alpha1.Domain) (metav1.MicroTime, bool) {
 		return metav1.MicroTime{}, false
 	}
 	return c.Since, true
-}
-
-// olderClaim reports whether a's claim on the hostname precedes b's.
-func olderClaim(a, b *kurzv1alpha1.Domain) bool {
-	sa, aok := ClaimSince(a)
-	sb, bok := ClaimSince(b)
-	if aok != bok {
-		return aok
-	}
-	if aok && !sa.Equal(&sb) {
-		return sa.Before(&sb)
-	}
-	return Older(a, b)
 }
 
 // KeyWinner returns the Link that holds a (domain, key) among the Links of one

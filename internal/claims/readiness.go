@@ -31,8 +31,8 @@ func LinkReason(link *kurzv1alpha1.Link, domains []kurzv1alpha1.Domain, peers []
 }
 
 // DomainServes reports whether namespace holds the hostname that domains
-// (every Domain with that spec.domain) claim: the owner, the one with the
-// oldest claim (DomainOwner), lives in namespace.
+// (every Domain with that spec.domain) claim: the owner (DomainOwner: TXT
+// proof first, then the oldest uncontested claim) lives in namespace.
 func DomainServes(namespace string, domains []kurzv1alpha1.Domain) bool {
 	owner := DomainOwner(domains)
 	return owner != nil && owner.Namespace == namespace

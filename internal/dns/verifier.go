@@ -40,6 +40,10 @@ type Result struct {
 	// Target is the redirect target matched by MethodCNAME or
 	// MethodAddress.
 	Target string
+	// TXTAbsent is true when the TXT lookup answered definitively that the
+	// record does not hold the token (NXDOMAIN, no TXT record, other
+	// values); false when it holds it or the lookup failed.
+	TXTAbsent bool
 }
 
 // Verified reports whether DNS proves the domain.
@@ -50,6 +54,7 @@ type Verifier struct {
 	resolver *net.Resolver
 	targets  Targets
 	timeout  time.Duration
+	zones    *zoneLimit
 }
 
 // Config configures a Verifier.
@@ -62,6 +67,10 @@ type Config struct {
 	Targets []string
 	// Timeout bounds one verification (all its lookups); zero means 10s.
 	Timeout time.Duration
+	// ZoneConcurrency bounds the verifications running at once for
+	// hostnames under one registrable domain (see Zone); a verification
+	// past it fails at once with ErrZoneBusy. Zero means no bound.
+	ZoneConcurrency int
 }
 
 // New returns a Verifier, or an error when the server address or a target
@@ -71,7 +80,7 @@ func New(c Config) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Verifier{resolver: net.DefaultResolver, targets: targets, timeout: c.Timeout}
+	v := &Verifier{resolver: net.DefaultResolver, targets: targets, timeout: c.Timeout, zones: newZoneLimit(c.ZoneConcurrency)}
 	if v.timeout <= 0 {
 		v.timeout = 10 * time.Second
 	}
@@ -98,8 +107,15 @@ func New(c Config) (*Verifier, error) {
 // tried first, then the redirect targets. A lookup that found nothing is not
 // an error; a failed lookup (timeout, server failure) is, unless another
 // method proved the domain anyway, so a flaky server cannot demote a domain
-// by accident: the caller keeps its last answer on error.
+// by accident: the caller keeps its last answer on error. When the domain's
+// zone already has ZoneConcurrency verifications running it returns
+// ErrZoneBusy without asking DNS.
 func (v *Verifier) Verify(ctx context.Context, domain, token string) (Result, error) {
+	release, ok := v.zones.acquire(Zone(domain))
+	if !ok {
+		return Result{}, ErrZoneBusy
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, v.timeout)
 	defer cancel()
 	// A trailing dot makes names absolute, so the resolver never appends
@@ -107,19 +123,20 @@ func (v *Verifier) Verify(ctx context.Context, domain, token string) (Result, er
 	fqdn := strings.TrimSuffix(domain, ".") + "."
 
 	var errs []error
-	ok, err := v.checkTXT(ctx, kurzv1alpha1.ChallengeRecordPrefix+fqdn, token)
-	if ok {
+	found, err := v.checkTXT(ctx, kurzv1alpha1.ChallengeRecordPrefix+fqdn, token)
+	if found {
 		return Result{Method: MethodTXT}, nil
 	}
 	errs = append(errs, err)
+	absent := err == nil
 	if v.targets.Empty() {
-		return Result{}, errors.Join(errs...)
+		return Result{TXTAbsent: absent}, errors.Join(errs...)
 	}
 
 	cname, err := v.resolver.LookupCNAME(ctx, fqdn)
 	if err == nil {
 		if t, ok := v.targets.MatchHost(cname); ok && !sameName(cname, fqdn) {
-			return Result{Method: MethodCNAME, Target: t}, nil
+			return Result{Method: MethodCNAME, Target: t, TXTAbsent: absent}, nil
 		}
 	} else if !isNotFound(err) {
 		errs = append(errs, fmt.Errorf("look up CNAME of %s: %w", domain, err))
@@ -130,15 +147,15 @@ func (v *Verifier) Verify(ctx context.Context, domain, token string) (Result, er
 		if !isNotFound(err) {
 			errs = append(errs, fmt.Errorf("look up addresses of %s: %w", domain, err))
 		}
-		return Result{}, errors.Join(errs...)
+		return Result{TXTAbsent: absent}, errors.Join(errs...)
 	}
 	targetAddrs := v.targets.Addresses(ctx, v.resolver)
 	for _, a := range addrs {
 		if t, ok := targetAddrs[a.Unmap()]; ok {
-			return Result{Method: MethodAddress, Target: t}, nil
+			return Result{Method: MethodAddress, Target: t, TXTAbsent: absent}, nil
 		}
 	}
-	return Result{}, errors.Join(errs...)
+	return Result{TXTAbsent: absent}, errors.Join(errs...)
 }
 
 // checkTXT reports whether a TXT record at name holds token exactly.

@@ -2,6 +2,7 @@ package dns_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -26,15 +27,15 @@ func TestVerify(t *testing.T) {
 		records func(host string)
 		want    dns.Result
 	}{
-		{"nothing published", func(string) {}, dns.Result{}},
+		{"nothing published", func(string) {}, dns.Result{TXTAbsent: true}},
 		{"TXT holds the token", func(h string) { srv.Set("_kurz-challenge."+h, mdns.TypeTXT, "other", token) }, dns.Result{Method: dns.MethodTXT}},
-		{"TXT holds another value", func(h string) { srv.Set("_kurz-challenge."+h, mdns.TypeTXT, "tok-12") }, dns.Result{}},
-		{"CNAME to a target", func(h string) { srv.Set(h, mdns.TypeCNAME, "lb.kurz.test") }, dns.Result{Method: dns.MethodCNAME, Target: "lb.kurz.test"}},
-		{"CNAME elsewhere", func(h string) { srv.Set(h, mdns.TypeCNAME, "elsewhere.test") }, dns.Result{}},
-		{"A of an IP target", func(h string) { srv.Set(h, mdns.TypeA, "198.51.100.7") }, dns.Result{Method: dns.MethodAddress, Target: "198.51.100.7"}},
-		{"A of a hostname target", func(h string) { srv.Set(h, mdns.TypeA, "192.0.2.10") }, dns.Result{Method: dns.MethodAddress, Target: "lb.kurz.test"}},
-		{"AAAA of a hostname target", func(h string) { srv.Set(h, mdns.TypeAAAA, "2001:db8::10") }, dns.Result{Method: dns.MethodAddress, Target: "lb.kurz.test"}},
-		{"A elsewhere", func(h string) { srv.Set(h, mdns.TypeA, "203.0.113.1") }, dns.Result{}},
+		{"TXT holds another value", func(h string) { srv.Set("_kurz-challenge."+h, mdns.TypeTXT, "tok-12") }, dns.Result{TXTAbsent: true}},
+		{"CNAME to a target", func(h string) { srv.Set(h, mdns.TypeCNAME, "lb.kurz.test") }, dns.Result{Method: dns.MethodCNAME, Target: "lb.kurz.test", TXTAbsent: true}},
+		{"CNAME elsewhere", func(h string) { srv.Set(h, mdns.TypeCNAME, "elsewhere.test") }, dns.Result{TXTAbsent: true}},
+		{"A of an IP target", func(h string) { srv.Set(h, mdns.TypeA, "198.51.100.7") }, dns.Result{Method: dns.MethodAddress, Target: "198.51.100.7", TXTAbsent: true}},
+		{"A of a hostname target", func(h string) { srv.Set(h, mdns.TypeA, "192.0.2.10") }, dns.Result{Method: dns.MethodAddress, Target: "lb.kurz.test", TXTAbsent: true}},
+		{"AAAA of a hostname target", func(h string) { srv.Set(h, mdns.TypeAAAA, "2001:db8::10") }, dns.Result{Method: dns.MethodAddress, Target: "lb.kurz.test", TXTAbsent: true}},
+		{"A elsewhere", func(h string) { srv.Set(h, mdns.TypeA, "203.0.113.1") }, dns.Result{TXTAbsent: true}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,4 +88,68 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		_, err := dns.New(c)
 		NewWithT(t).Expect(err).To(HaveOccurred(), "%+v", c)
 	}
+}
+
+// TestVerifyTXTFailureIsNotAbsence: a TXT lookup that fails (SERVFAIL) must
+// not read as a missing record, or a flaky server would strip TXT proof.
+func TestVerifyTXTFailureIsNotAbsence(t *testing.T) {
+	g := NewWithT(t)
+	srv := dnstest.Start(t)
+	srv.Set("lb.kurz.test", mdns.TypeA, "192.0.2.10")
+	v, err := dns.New(dns.Config{Server: srv.Addr, Targets: []string{"lb.kurz.test"}})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	srv.Set("fail.test", mdns.TypeCNAME, "lb.kurz.test")
+	srv.Fail("_kurz-challenge.fail.test", true)
+	got, err := v.Verify(context.Background(), "fail.test", "tok")
+	g.Expect(err).NotTo(HaveOccurred(), "the CNAME proves the domain anyway")
+	g.Expect(got).To(Equal(dns.Result{Method: dns.MethodCNAME, Target: "lb.kurz.test"}), "TXTAbsent stays false")
+
+	srv.Set("fail.test", mdns.TypeCNAME)
+	got, err = v.Verify(context.Background(), "fail.test", "tok")
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(got.TXTAbsent).To(BeFalse())
+
+	srv.Fail("_kurz-challenge.fail.test", false)
+	got, err = v.Verify(context.Background(), "fail.test", "tok")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got).To(Equal(dns.Result{TXTAbsent: true}))
+}
+
+// TestVerifyZoneBound: with ZoneConcurrency 1, a zone that answers slowly
+// holds one check; a second check of the same zone fails at once with
+// ErrZoneBusy, and checks of other zones go on.
+func TestVerifyZoneBound(t *testing.T) {
+	g := NewWithT(t)
+	srv := dnstest.Start(t)
+	srv.Set("_kurz-challenge.go.fast.test", mdns.TypeTXT, "tok")
+	v, err := dns.New(dns.Config{Server: srv.Addr, Timeout: 30 * time.Second, ZoneConcurrency: 1})
+	g.Expect(err).NotTo(HaveOccurred())
+	srv.Delay("slow.test", time.Hour)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stuck := make(chan error, 1)
+	go func() { _, err := v.Verify(ctx, "a.slow.test", "tok"); stuck <- err }()
+	// Once the server was asked, the stuck check holds the zone's slot.
+	g.Eventually(srv.Queries, 5*time.Second, 10*time.Millisecond).Should(BeNumerically(">", 0))
+	_, err = v.Verify(context.Background(), "b.slow.test", "tok")
+	g.Expect(err).To(MatchError(dns.ErrZoneBusy))
+
+	got, err := v.Verify(context.Background(), "go.fast.test", "tok")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got.Method).To(Equal(dns.MethodTXT))
+
+	srv.Delay("slow.test", 0) // sends the answers held
+	g.Eventually(stuck, 5*time.Second).Should(Receive())
+	_, err = v.Verify(context.Background(), "b.slow.test", "tok")
+	g.Expect(errors.Is(err, dns.ErrZoneBusy)).To(BeFalse(), "the slot is released: %v", err)
+}
+
+func TestZone(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(dns.Zone("links.Victim.com.")).To(Equal("victim.com"))
+	g.Expect(dns.Zone("a.b.example.co.uk")).To(Equal("example.co.uk"))
+	g.Expect(dns.Zone("go.slow.test")).To(Equal("slow.test"))
+	g.Expect(dns.Zone("localhost")).To(Equal("localhost"))
 }

@@ -13,7 +13,7 @@ import (
 
 // Index maps host -> key -> Entry for what may serve: a Link whose domain is
 // a Domain of its own namespace, that namespace holding the hostname
-// (claims.DomainOwner: the oldest claim), and the Link holding its key there (claims.KeyWinner).
+// (claims.Owner: TXT proof first, then the oldest uncontested claim), and the Link holding its key there (claims.KeyWinner).
 //
 // Readers (the redirect handler) take a read lock on the served view only.
 // Writers (informer event handlers) keep the full picture of every claim
@@ -69,18 +69,15 @@ type domainRec struct {
 	host                    string
 	notFoundURL, expiredURL string
 	generation              int64
-	// spec and claim are what claims.DomainOwner ranks by: spec.domain as
-	// written and status.claim. A claim being recorded is a status-only
-	// write that can move the hostname, so it is not skipped.
-	spec  kurzv1alpha1.Hostname
-	claim *kurzv1alpha1.DomainClaim
+	// claim is what claims.Owner ranks by (claim time, proof,
+	// contested). A claim being recorded or proven is a status-only write
+	// that can move the hostname, so it is not skipped.
+	claim claims.Claim
 }
 
-func sameClaim(a, b *kurzv1alpha1.DomainClaim) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Hostname == b.Hostname && a.Since.Equal(&b.Since)
+func sameClaim(a, b claims.Claim) bool {
+	return a.Current == b.Current && a.Since.Equal(b.Since) && a.Contested == b.Contested &&
+		a.Proof == b.Proof && a.Deleting == b.Deleting
 }
 
 type linkRec struct {
@@ -214,15 +211,16 @@ func (ix *Index) UpsertDomain(d *kurzv1alpha1.Domain) {
 	defer ix.wmu.Unlock()
 	id := types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
 	old := ix.domains[id]
+	claim := claims.ClaimOf(d)
 	if old != nil && old.uid == d.UID && old.generation == d.Generation &&
-		old.deleting == (d.DeletionTimestamp != nil) && sameClaim(old.claim, d.Status.Claim) {
+		old.deleting == (d.DeletionTimestamp != nil) && sameClaim(old.claim, claim) {
 		return // a status write other than the claim: nothing the index holds
 	}
 	if old != nil {
 		ix.removeDomain(id, old)
 	}
 	rec := &domainRec{objRef: refOf(d), uid: d.UID, host: hostOf(d.Spec.Domain), generation: d.Generation,
-		spec: d.Spec.Domain, claim: d.Status.Claim.DeepCopy()}
+		claim: claim}
 	if d.Spec.NotFoundURL != nil {
 		rec.notFoundURL = string(*d.Spec.NotFoundURL)
 	}
@@ -270,24 +268,14 @@ func (ix *Index) domainOwner(host string) *domainRec {
 	if len(byHost) == 0 {
 		return nil
 	}
-	stubs := make([]kurzv1alpha1.Domain, 0, len(byHost))
+	cs := make([]claims.Claim, 0, len(byHost))
 	recs := make([]*domainRec, 0, len(byHost))
 	for _, r := range byHost {
-		stubs = append(stubs, kurzv1alpha1.Domain{
-			ObjectMeta: r.meta(),
-			Spec:       kurzv1alpha1.DomainSpec{Domain: r.spec},
-			Status:     kurzv1alpha1.DomainStatus{Claim: r.claim},
-		})
+		cs = append(cs, r.claim)
 		recs = append(recs, r)
 	}
-	owner := claims.DomainOwner(stubs)
-	if owner == nil {
-		return nil
-	}
-	for i := range stubs {
-		if &stubs[i] == owner {
-			return recs[i]
-		}
+	if i := claims.Owner(cs); i >= 0 {
+		return recs[i]
 	}
 	return nil
 }

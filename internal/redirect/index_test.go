@@ -196,3 +196,37 @@ func TestIndexOldestClaimWins(t *testing.T) {
 	ix.UpsertDomain(withClaim(testDomain("e", "d", "new.test", 2), "new.test", 2))
 	g.Expect(served(ix, "new.test", "k")).To(Equal("https://dest.example/e/l"))
 }
+
+// TestIndexSquatterNeverInherits: the index follows claims' ownership
+// rules. A squatter's contested claim (begun while the victim held the
+// hostname) is never served, even once the victim's Domain is gone, until
+// its TXT record proves it; a status-only write that proves it is seen.
+func TestIndexSquatterNeverInherits(t *testing.T) {
+	g := NewWithT(t)
+	ix := NewIndex()
+	victim := withClaim(testDomain("victim", "d", "links.victim.test", 1), "links.victim.test", 1)
+	victim.Status.Claim.Proof = kurzv1alpha1.ProofTarget
+	squat := withClaim(testDomain("squat", "d", "links.victim.test", 10), "links.victim.test", 10)
+	squat.Status.Claim.Contested, squat.Status.Claim.Proof = true, kurzv1alpha1.ProofTarget
+	ix.UpsertDomain(victim)
+	ix.UpsertDomain(squat)
+	ix.UpsertLink(testLink("victim", "l", "links.victim.test", "k", 1))
+	ix.UpsertLink(testLink("squat", "l", "links.victim.test", "k", 1))
+	g.Expect(served(ix, "links.victim.test", "k")).To(Equal("https://dest.example/victim/l"))
+
+	ix.DeleteDomain(types.NamespacedName{Namespace: "victim", Name: "d"})
+	g.Expect(ix.lookup([]byte("links.victim.test"), []byte("k")).hostFound).To(BeFalse(), "nobody serves the hostname")
+
+	// Recreated: a new, uncontested claim, younger than the squatter's.
+	again := withClaim(testDomain("victim", "d", "links.victim.test", 50), "links.victim.test", 50)
+	again.UID = "victim/d-2"
+	ix.UpsertDomain(again)
+	g.Expect(served(ix, "links.victim.test", "k")).To(Equal("https://dest.example/victim/l"))
+
+	// The squatter's claim proven by TXT (a status-only write): only the
+	// DNS owner can publish that record, and it outranks every other.
+	proven := squat.DeepCopy()
+	proven.Status.Claim.Proof = kurzv1alpha1.ProofTXT
+	ix.UpsertDomain(proven)
+	g.Expect(served(ix, "links.victim.test", "k")).To(Equal("https://dest.example/squat/l"))
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 )
@@ -20,6 +21,9 @@ type Server struct {
 
 	mu      sync.Mutex
 	records map[string]map[uint16][]string // fqdn -> type -> values
+	failing map[string]bool                // fqdn -> answer SERVFAIL
+	delays  map[string]time.Duration       // zone fqdn -> delay of its answers
+	wake    chan struct{}                  // closed when delays change or the server stops
 	queries int
 
 	udp, tcp *dns.Server
@@ -29,7 +33,7 @@ type Server struct {
 // test ends.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
-	s := &Server{records: map[string]map[uint16][]string{}}
+	s := &Server{records: map[string]map[uint16][]string{}, failing: map[string]bool{}, delays: map[string]time.Duration{}, wake: make(chan struct{})}
 	pc, l, err := listenPair()
 	if err != nil {
 		tb.Fatalf("dnstest: %v", err)
@@ -48,6 +52,7 @@ func Start(tb testing.TB) *Server {
 	// Registered before waiting so a failed start still releases the port.
 	// Shutdown only stops a started server; closing is harmless after it.
 	tb.Cleanup(func() {
+		s.Delay(".", 0) // wakes delayed answers, so shutdown does not wait for them
 		_ = s.udp.Shutdown()
 		_ = s.tcp.Shutdown()
 		_ = pc.Close()
@@ -82,6 +87,33 @@ func (s *Server) Set(name string, rrtype uint16, values ...string) {
 	s.records[fqdn][rrtype] = append([]string(nil), values...)
 }
 
+// Fail makes the server answer SERVFAIL for name (a failed lookup, not an
+// absent record) until Fail(name, false).
+func (s *Server) Fail(name string, fail bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fqdn := dns.Fqdn(strings.ToLower(name)); fail {
+		s.failing[fqdn] = true
+	} else {
+		delete(s.failing, fqdn)
+	}
+}
+
+// Delay holds every answer for zone and the names under it for d (zero
+// removes the delay and sends the answers held): a slow zone. Other names
+// are answered at once.
+func (s *Server) Delay(zone string, d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.wake)
+	s.wake = make(chan struct{})
+	if fqdn := dns.Fqdn(strings.ToLower(zone)); d > 0 {
+		s.delays[fqdn] = d
+	} else {
+		delete(s.delays, fqdn)
+	}
+}
+
 // Queries returns how many questions the server has answered.
 func (s *Server) Queries() int {
 	s.mu.Lock()
@@ -98,12 +130,36 @@ func (s *Server) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	m.Authoritative = true
 	if len(req.Question) == 1 {
 		q := req.Question[0]
+		name := strings.ToLower(q.Name)
 		s.mu.Lock()
 		s.queries++
-		m.Answer, m.Rcode = s.answer(strings.ToLower(q.Name), q.Qtype, 0)
+		delay, wake := s.delayOf(name), s.wake
+		if s.failing[name] {
+			m.Rcode = dns.RcodeServerFailure
+		} else {
+			m.Answer, m.Rcode = s.answer(name, q.Qtype, 0)
+		}
 		s.mu.Unlock()
+		// Each query is served on its own goroutine: a delayed zone holds
+		// only its own answers.
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-wake:
+			}
+		}
 	}
 	_ = w.WriteMsg(m)
+}
+
+// delayOf is the delay of the zone name is in; s.mu is held.
+func (s *Server) delayOf(name string) time.Duration {
+	for zone, d := range s.delays {
+		if name == zone || strings.HasSuffix(name, "."+zone) {
+			return d
+		}
+	}
+	return 0
 }
 
 func (s *Server) answer(name string, qtype uint16, depth int) ([]dns.RR, int) {

@@ -1,0 +1,185 @@
+package controllers_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+const txtRequired = "False/" + kurzv1alpha1.ReasonTXTRequired
+
+// claimOf fetches d and returns its claim (nil when unset).
+func claimOf(d *kurzv1alpha1.Domain) func(Gomega) *kurzv1alpha1.DomainClaim {
+	return func(g Gomega) *kurzv1alpha1.DomainClaim {
+		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(d), d)).To(Succeed())
+		return d.Status.Claim
+	}
+}
+
+// TestSquatterNeverInheritsHostname is the takeover of issue 10: a tenant
+// applies (with kubectl) a Domain for a victim's hostname, whose DNS points
+// at kurz (so a CNAME "proves" any Domain of it). Whatever the victim does
+// with its Domain (delete, rename, recreate, a GitOps prune and recreate
+// under another name), the squatter's Domain never owns the hostname and
+// its links never serve; the victim's new Domain gets its hostname back.
+func TestSquatterNeverInheritsHostname(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	srv := newDNS(t)
+	startControllers(t, srv)
+	hostname := host(t, "links.victim.test")
+	srv.Set(hostname, dnsTypeCNAME, targetHost)
+	nsV, nsB := newNamespace(t, "victim"), newNamespace(t, "squat")
+
+	victim := newDomain(nsV, "links", hostname)
+	g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
+	g.Eventually(readyOf(victim), timeout, poll).Should(Equal(verified))
+	g.Expect(victim.Status.Claim.Contested).To(BeFalse())
+	g.Expect(victim.Status.Claim.Proof).To(Equal(kurzv1alpha1.ProofTarget))
+	victimLink := newLink(nsV, "l", hostname, "k")
+	g.Expect(k8sClient.Create(ctx, victimLink)).To(Succeed())
+	g.Eventually(readyOf(victimLink), timeout, poll).Should(Equal(linkActive))
+
+	squat := newDomain(nsB, "links", hostname)
+	g.Expect(k8sClient.Create(ctx, squat)).To(Succeed())
+	g.Eventually(readyOf(squat), timeout, poll).Should(Equal(claimed))
+	g.Expect(squat.Status.Claim.Contested).To(BeTrue())
+	// The condition says what would move the hostname: the squatter's own
+	// record, which only the DNS owner can publish.
+	g.Expect(squat.Status.Conditions[0].Message).To(ContainSubstring(squat.Status.Record.Name))
+	g.Expect(squat.Status.Conditions[0].Message).To(ContainSubstring(squat.Status.Record.Value))
+	g.Expect(squat.Status.Conditions[0].Message).NotTo(ContainSubstring(nsV))
+	squatLink := newLink(nsB, "l", hostname, "k")
+	g.Expect(k8sClient.Create(ctx, squatLink)).To(Succeed())
+	g.Eventually(readyOf(squatLink), timeout, poll).Should(Equal(linkDomainNotFound))
+
+	// neverServes: the squatter's Domain and link stay out, for a while.
+	neverServes := func(g Gomega) {
+		g.Consistently(func(g Gomega) []string {
+			return []string{readyOf(squat)(g), readyOf(squatLink)(g)}
+		}, "1500ms", poll).Should(Equal([]string{txtRequired, linkDomainNotFound}))
+		g.Expect(squat.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
+		g.Expect(squat.Status.Claim.Contested).To(BeTrue(), "kept for good")
+		g.Expect(squatLink.Status.Conditions[0].Message).To(ContainSubstring("does not own its hostname"))
+	}
+	// victimBack: a Domain of the victim's workspace takes the hostname.
+	victimBack := func(g Gomega, d *kurzv1alpha1.Domain) {
+		g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
+		g.Expect(d.Status.Claim.Contested).To(BeFalse())
+		g.Eventually(readyOf(victimLink), timeout, poll).Should(Equal(linkActive))
+		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(claimed))
+		g.Expect(readyOf(squatLink)(g)).To(Equal(linkDomainNotFound))
+	}
+
+	t.Run("delete and recreate", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Expect(k8sClient.Delete(ctx, victim)).To(Succeed())
+		g.Eventually(readyOf(victimLink), timeout, poll).Should(Equal(linkDomainNotFound))
+		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
+		neverServes(g)
+		victim = newDomain(nsV, "links", hostname)
+		g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
+		victimBack(g, victim)
+	})
+
+	t.Run("rename away and back", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(victim), victim)).To(Succeed())
+		victim.Spec.Domain = kurzv1alpha1.Hostname(host(t, "elsewhere.victim.test"))
+		g.Expect(k8sClient.Update(ctx, victim)).To(Succeed())
+		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
+		neverServes(g)
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(victim), victim)).To(Succeed())
+		victim.Spec.Domain = kurzv1alpha1.Hostname(hostname)
+		g.Expect(k8sClient.Update(ctx, victim)).To(Succeed())
+		victimBack(g, victim)
+	})
+
+	t.Run("prune and recreate under another name", func(t *testing.T) {
+		g := NewWithT(t)
+		g.Expect(k8sClient.Delete(ctx, victim)).To(Succeed())
+		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
+		neverServes(g)
+		victim = newDomain(nsV, "links-v2", hostname)
+		g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
+		victimBack(g, victim)
+	})
+
+	t.Run("the victim's TXT record survives a recreate", func(t *testing.T) {
+		g := NewWithT(t)
+		value := victim.Status.Record.Value
+		srv.Set("_kurz-challenge."+hostname, dnsTypeTXT, value)
+		g.Eventually(claimOf(victim), timeout, poll).Should(HaveField("Proof", kurzv1alpha1.ProofTXT))
+		g.Expect(k8sClient.Delete(ctx, victim)).To(Succeed())
+		victim = newDomain(nsV, "links", hostname)
+		g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
+		g.Eventually(claimOf(victim), timeout, poll).Should(HaveField("Proof", kurzv1alpha1.ProofTXT))
+		g.Expect(victim.Status.Record.Value).To(Equal(value), "stable per workspace and hostname")
+		g.Expect(squat.Status.Record.Value).NotTo(Equal(value))
+		victimBack(g, victim)
+	})
+}
+
+// TestBuyerTakesOverWithTXT: the hostname changed hands (sold, or a stale
+// Domain left behind). The new DNS owner's workspace publishes its TXT
+// record and takes the hostname from the older, unproven claim; removing
+// the record (twice seen absent) gives it back.
+func TestBuyerTakesOverWithTXT(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	srv := newDNS(t)
+	startControllers(t, srv)
+	hostname := host(t, "go.sold.test")
+	nsOld, nsNew := newNamespace(t, "stale"), newNamespace(t, "buyer")
+
+	stale := newDomain(nsOld, "go", hostname)
+	g.Expect(k8sClient.Create(ctx, stale)).To(Succeed())
+	g.Eventually(readyOf(stale), timeout, poll).Should(Equal(pending), "no DNS: owns by age, unproven")
+	staleLink := newLink(nsOld, "l", hostname, "k")
+	g.Expect(k8sClient.Create(ctx, staleLink)).To(Succeed())
+	g.Eventually(readyOf(staleLink), timeout, poll).Should(Equal(linkActive))
+
+	buyer := newDomain(nsNew, "go", hostname)
+	g.Expect(k8sClient.Create(ctx, buyer)).To(Succeed())
+	g.Eventually(readyOf(buyer), timeout, poll).Should(Equal(claimed))
+	g.Expect(buyer.Status.Claim.Contested).To(BeTrue())
+	buyerLink := newLink(nsNew, "l", hostname, "k")
+	g.Expect(k8sClient.Create(ctx, buyerLink)).To(Succeed())
+	g.Eventually(readyOf(buyerLink), timeout, poll).Should(Equal(linkDomainNotFound))
+
+	srv.Set(buyer.Status.Record.Name, dnsTypeTXT, buyer.Status.Record.Value)
+	g.Eventually(readyOf(buyer), timeout, poll).Should(Equal(verified))
+	g.Eventually(readyOf(buyerLink), timeout, poll).Should(Equal(linkActive))
+	g.Eventually(readyOf(stale), timeout, poll).Should(Equal(claimed))
+	g.Eventually(readyOf(staleLink), timeout, poll).Should(Equal(linkDomainNotFound))
+
+	// A failed lookup proves nothing: TXT proof and the hostname stay,
+	// check after check.
+	srv.Fail(buyer.Status.Record.Name, true)
+	failedFrom := buyer.Status.LastCheckTime.Add(time.Second)
+	g.Eventually(func(g Gomega) bool {
+		claimOf(buyer)(g)
+		return buyer.Status.LastCheckTime.Time.After(failedFrom.Add(2 * time.Second))
+	}, timeout, poll).Should(BeTrue(), "several checks failed")
+	g.Expect(readyOf(buyer)(g)).To(Equal(verified))
+	g.Expect(buyer.Status.Conditions[0].Message).To(ContainSubstring("DNS check failed"))
+	g.Expect(buyer.Status.Claim.Proof).To(Equal(kurzv1alpha1.ProofTXT))
+	g.Expect(buyer.Status.Claim.TXTAbsentChecks).To(BeZero())
+	g.Expect(readyOf(buyerLink)(g)).To(Equal(linkActive))
+	g.Expect(readyOf(stale)(g)).To(Equal(claimed))
+
+	// The record definitively gone: the proof is lost and the contested
+	// claim cannot own; the older claim serves again.
+	srv.Fail(buyer.Status.Record.Name, false)
+	srv.Set(buyer.Status.Record.Name, dnsTypeTXT)
+	g.Eventually(claimOf(buyer), timeout, poll).Should(HaveField("Proof", kurzv1alpha1.ProofNone))
+	g.Eventually(readyOf(buyer), timeout, poll).Should(Equal(claimed))
+	g.Eventually(readyOf(stale), timeout, poll).Should(Equal(pending))
+	g.Eventually(readyOf(staleLink), timeout, poll).Should(Equal(linkActive))
+	g.Eventually(readyOf(buyerLink), timeout, poll).Should(Equal(linkDomainNotFound))
+}

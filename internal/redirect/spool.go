@@ -16,8 +16,9 @@ import (
 // spoolVersion is the format of the spool file; another one is corrupt.
 const spoolVersion = 1
 
-// spoolFile is what a replica stopped during an outage leaves for the next
-// start: per Link, the clicks it could not write and its unanswered write.
+// spoolFile is what a replica leaves for the next start when it is stopped
+// (or killed) while clicks are pending: per Link, the clicks not written
+// yet and its unanswered write.
 type spoolFile struct {
 	Version int         `json:"version"`
 	Written time.Time   `json:"written"`

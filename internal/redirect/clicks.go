@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,6 +25,13 @@ func (q *clickQueue) push(c *counter) {
 	q.mu.Lock()
 	q.cur = append(q.cur, c)
 	q.mu.Unlock()
+}
+
+// peek returns the queued counters, leaving them queued.
+func (q *clickQueue) peek() []*counter {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.cur)
 }
 
 func (q *clickQueue) take() []*counter {
@@ -75,7 +83,9 @@ type flusher struct {
 	// unsure holds, per Link uid, the click patch whose outcome is unknown;
 	// the next flush of the Link settles it before writing anything else.
 	unsure map[types.UID]*unsureWrite
-	// spool, when set, keeps what the final flush could not write; see spool.go.
+	// spool, when set, keeps what could not be written: on shutdown, and
+	// from a round that left something unwritten until one writes
+	// everything; see spool.go and flushDurable.
 	spool *spool
 }
 
@@ -103,7 +113,7 @@ func writeTimeoutFor(interval time.Duration) time.Duration {
 // was replayed. The final flush is the caller's, once no more clicks can
 // arrive.
 func (f *flusher) run(ctx context.Context, interval time.Duration) {
-	if f.spool != nil && f.spool.loaded {
+	if f.spool != nil && f.spool.onDisk {
 		f.flush(ctx, false)
 	}
 	t := time.NewTicker(interval)
@@ -133,6 +143,9 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 	f.timeout = f.writeTimeout
 	if final {
 		f.timeout = min(f.writeTimeout, finalWriteTimeout)
+	}
+	if f.spool != nil && f.spool.onDisk {
+		return f.flushDurable(ctx, final)
 	}
 	batch := f.q.take()
 	for i, c := range batch {
@@ -171,25 +184,33 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 			continue // this Link's problem; the API server answers
 		}
 		// Unreachable (or ctx done): keep the rest untouched for later.
-		for _, rest := range batch[i+1:] {
-			rest.queued.Store(false)
-			_, restUnsure := f.unsure[rest.uid]
-			if d := rest.n.Swap(0); d != 0 || restUnsure {
-				rest.requeue(d, rest.last.Load())
-				failed++
-				flushFailures.Inc()
-			}
-		}
+		failed += f.keep(batch[i+1:])
 		break
 	}
 	if failed > 0 && !final {
 		log.Info("some click counts could not be written; they are kept for the next flush", "links", failed)
 	}
-	if failed == 0 && f.spool != nil {
-		// Everything queued, the replayed spool included, is written.
-		f.spool.written(log)
+	if failed > 0 && !final && f.spool != nil {
+		// Something waits (an outage): from now on it is on disk, and
+		// every round writes ahead until one writes everything.
+		f.checkpoint(log)
 	}
 	return written, failed
+}
+
+// keep puts back the counters of a batch a flush stops before, and returns
+// how many had something to write.
+func (f *flusher) keep(rest []*counter) (kept int) {
+	for _, c := range rest {
+		c.queued.Store(false)
+		_, unsure := f.unsure[c.uid]
+		if d := c.n.Swap(0); d != 0 || unsure {
+			c.requeue(d, c.last.Load())
+			kept++
+			flushFailures.Inc()
+		}
+	}
+	return kept
 }
 
 // settleAndWrite writes delta new clicks of c, after settling the Link's

@@ -29,14 +29,23 @@
 // request waits at most one flush interval (2 to 10 s; the final flush's at
 // most 2 s, to leave time for the spool), and a flush that meets an
 // unreachable API server stops there and keeps the rest. With
-// --click-spool, the final flush's leftovers (counts, lastClickTime, and the
-// unanswered patches with their markers) are written to that file
-// atomically; the next start replays it (settling the unanswered patches
-// under the writer id that sent them) and removes it once a flush has
-// written everything. A spool that does not parse is moved to
-// <file>.corrupt and logged. SIGKILL loses what was counted since the last
-// flush; a SIGKILL while a replayed spool is being written can count its
-// already written part twice on the next start.
+// --click-spool, what is pending (counts, lastClickTime, and the unanswered
+// patches with their markers) is also on disk whenever it matters, written
+// atomically (temporary file, fsync, rename, directory fsync): a flush round
+// that leaves something unwritten (an outage) writes the spool, and while
+// the spool exists every round writes ahead: it computes its patches, writes
+// the spool with them as unanswered patches (marker and precondition) and
+// the rest as counts, and only then sends them, so a SIGKILL after the API
+// server applied one is settled by its marker on the next start instead of
+// counted again. That is one atomic spool write per round, only while the
+// spool exists; the first round that writes everything removes it, and
+// normal operation writes nothing to disk. SIGTERM spools the final flush's
+// leftovers; the next start replays the spool (settling its unanswered
+// patches under the writer id that sent them). A spool that does not parse
+// is moved to <file>.corrupt and logged. So SIGKILL, also during an outage
+// or a replay, loses at most what was counted since the last flush round
+// (plus that round's duration), and counts nothing twice; a lost node loses
+// the spool with its emptyDir. See flushDurable in writeahead.go.
 //
 // Password cookies are HMAC-signed with a key derived from
 // --redirect-cookie-secret (or --redirect-cookie-secret-file, e.g. a mounted

@@ -42,9 +42,10 @@ type Options struct {
 	// X-Forwarded-For. Empty: the peer is the visitor, X-Forwarded-For is
 	// ignored (anyone could forge it).
 	TrustedProxies []netip.Prefix
-	// ClickSpool is a file where a replica stopped while the API server is
-	// unreachable keeps the clicks it could not write; the next start
-	// replays and then removes it. Empty: such clicks are lost.
+	// ClickSpool is a file where a replica keeps the clicks it cannot write
+	// (API server unreachable): from the first flush round that fails until
+	// one writes everything, and on shutdown; the next start replays and
+	// then removes it. Empty: such clicks are lost on shutdown.
 	ClickSpool string
 	// ShutdownTimeout bounds the graceful shutdown of the listener and the
 	// final click flush (each).
@@ -87,7 +88,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.CookieSecretFile, "redirect-cookie-secret-file", o.CookieSecretFile, "File holding the password cookie secret (overrides --redirect-cookie-secret).")
 	fs.DurationVar(&o.ClickFlushInterval, "click-flush-interval", o.ClickFlushInterval, "How often counted clicks are written to the Links' status.")
 	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
-	fs.StringVar(&o.ClickSpool, "click-spool", o.ClickSpool, "File where clicks that could not be written on shutdown (API server unreachable) are kept for the next start, which replays them; its directory must be writable and survive restarts (default: none, such clicks are lost).")
+	fs.StringVar(&o.ClickSpool, "click-spool", o.ClickSpool, "File where clicks that cannot be written (API server unreachable) are kept, from the first flush that fails and on shutdown, for the next start, which replays them; written only while such clicks are pending. Its directory must be writable and survive restarts (default: none, such clicks are lost on shutdown).")
 	fs.Func("redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).", func(s string) error {
 		p, err := clientip.ParseTrustedProxies(s)
 		o.TrustedProxies = p

@@ -16,8 +16,9 @@ import (
 // spoolVersion is the format of the spool file; another one is corrupt.
 const spoolVersion = 1
 
-// spoolFile is what a replica stopped during an outage leaves for the next
-// start: per Link, the clicks it could not write and its unanswered write.
+// spoolFile is what a replica leaves for the next start when it is stopped
+// (or killed) while clicks are pending: per Link, the clicks not written
+// yet and its unanswered write.
 type spoolFile struct {
 	Version int         `json:"version"`
 	Written time.Time   `json:"written"`
@@ -40,8 +41,11 @@ type spoolLink struct {
 // spool is the --click-spool file of a flusher.
 type spool struct {
 	path string
-	// loaded: the file was replayed and stays until a flush writes all.
-	loaded bool
+	// onDisk: the file exists (replayed, or written by a round that left
+	// something unwritten). While it does, every flush round writes ahead
+	// (see flushDurable) and rewrites it; a round that writes everything
+	// removes it.
+	onDisk bool
 }
 
 // load reads the spool, if any, into q's counters (found with counterFor)
@@ -77,9 +81,9 @@ func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID,
 		clicks += l.Clicks
 		c.requeue(l.Clicks, l.Last) // queued even when 0, to settle
 	}
-	s.loaded = len(sf.Links) > 0
+	s.onDisk = len(sf.Links) > 0
 	log.Info("replaying the click spool", "path", s.path, "links", len(sf.Links), "clicks", clicks, "written", sf.Written)
-	if !s.loaded {
+	if !s.onDisk {
 		return s.remove()
 	}
 	return nil
@@ -95,32 +99,55 @@ func (sf *spoolFile) valid() bool {
 	return true
 }
 
-// written is called after a flush that left nothing behind: the replayed
-// spool is all stored.
+// written is called after a flush round that left nothing behind: what the
+// spool holds is all stored (or, for clicks counted during the round, held
+// in memory as in normal operation).
 func (s *spool) written(log logr.Logger) {
-	if !s.loaded {
+	if !s.onDisk {
 		return
 	}
 	if err := s.remove(); err != nil {
-		log.Error(err, "remove the replayed click spool; its clicks are written, a restart would replay them again", "path", s.path)
+		// The file still says what it said: its unsure writes settle on
+		// replay, but counts it holds that were written since would count
+		// twice. Stay in write-ahead mode: the next round rewrites it.
+		log.Error(err, "remove the click spool; it stays and is rewritten by the next flush", "path", s.path)
 		return
 	}
-	s.loaded = false
-	log.Info("click spool replayed and removed", "path", s.path)
+	log.Info("click spool written and removed", "path", s.path)
 }
 
 func (s *spool) remove() error {
 	if err := os.Remove(s.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return syncDir(filepath.Dir(s.path))
+	if err := syncDir(filepath.Dir(s.path)); err != nil {
+		return err
+	}
+	s.onDisk = false
+	return nil
 }
 
-// save writes what the final flush left: the queued counters and the
-// unsure writes. Nothing left removes the file. The write is atomic (a
+// checkpoint writes what is pending now, without taking it: the queued
+// counters' counts and the unsure writes (the ones about to be sent
+// included). A SIGKILL after it leaves this file, and its replay counts
+// each click once: a count is either still only in memory (so lost with the
+// process, not in the file twice) or in the file as a count or as an unsure
+// write, which the replay settles by its marker.
+func (s *spool) checkpoint(f *flusher) (links int, clicks int64, err error) {
+	return s.write(f, false)
+}
+
+// save writes what the final flush left: the queued counters (taken) and
+// the unsure writes. Nothing left removes the file. The write is atomic (a
 // temporary file, fsynced, renamed over the spool, the directory fsynced):
 // a crash leaves the old spool or the new one, never half of one.
 func (s *spool) save(f *flusher) (links int, clicks int64, err error) {
+	return s.write(f, true)
+}
+
+// write writes the pending counts (taken from the queue with take, else
+// only read) and the unsure writes, or removes the file if there are none.
+func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error) {
 	byUID := map[types.UID]*spoolLink{}
 	var order []types.UID
 	add := func(uid types.UID, ns, name string) *spoolLink {
@@ -132,9 +159,25 @@ func (s *spool) save(f *flusher) (links int, clicks int64, err error) {
 		}
 		return l
 	}
-	for _, c := range f.q.take() {
-		c.queued.Store(false)
-		n := c.n.Swap(0)
+	var queued []*counter
+	if take {
+		queued = f.q.take()
+	} else {
+		queued = f.q.peek()
+	}
+	seen := make(map[*counter]bool, len(queued))
+	for _, c := range queued {
+		if seen[c] {
+			continue // queued twice (a requeue racing a click): count it once
+		}
+		seen[c] = true
+		var n int64
+		if take {
+			c.queued.Store(false)
+			n = c.n.Swap(0)
+		} else {
+			n = c.n.Load()
+		}
 		if n == 0 {
 			continue
 		}
@@ -158,7 +201,11 @@ func (s *spool) save(f *flusher) (links int, clicks int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	return len(order), clicks, writeFileAtomic(s.path, b)
+	if err := writeFileAtomic(s.path, b); err != nil {
+		return 0, 0, err
+	}
+	s.onDisk = true
+	return len(order), clicks, nil
 }
 
 func writeFileAtomic(path string, b []byte) error {

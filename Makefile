@@ -7,6 +7,9 @@ CONTROLLER_GEN_VERSION := v0.23.0
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 KUSTOMIZE_VERSION := v5.8.2
 KUSTOMIZE := $(BIN)/kustomize-$(KUSTOMIZE_VERSION)
+# The newest golangci-lint v2 whose go.mod builds with this Go (GOTOOLCHAIN=local).
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
 # The control plane (kube-apiserver, etcd, kubectl) for tests and `kurz dev`.
 # Set KUBEBUILDER_ASSETS to a directory holding them to skip the build.
@@ -96,10 +99,18 @@ fmt: ## go fmt.
 vet: ## go vet.
 	$(GO) vet ./...
 
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml); CI fails on any finding.
+	$(GOLANGCI_LINT) run
+
+.PHONY: lint-fix
+lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply the fixes it can (formatting, imports, some linters).
+	$(GOLANGCI_LINT) run --fix
+
 ##@ Test
 
 .PHONY: test
-test: control-plane vet ## Run every test against a real kube-apiserver and etcd.
+test: manifests generate fmt vet control-plane ## Regenerate, format and vet, then run every test against a real kube-apiserver and etcd.
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
 
 .PHONY: bench
@@ -135,6 +146,10 @@ undeploy: ## Remove kurz from the cluster (the CRDs, and so every Link and Domai
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 	mv $(BIN)/controller-gen $@
+
+$(GOLANGCI_LINT):
+	GOBIN=$(BIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(BIN)/golangci-lint $@
 
 $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)

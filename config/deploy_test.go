@@ -27,7 +27,9 @@ import (
 // and has kube-apiserver validate every object with a server-side dry run.
 func TestDeployManifestsAreAccepted(t *testing.T) {
 	g := NewWithT(t)
-	kubectlPath := env.ControlPlane.KubeCtl().Path
+	kubectl, err := admin.Kubectl()
+	g.Expect(err).NotTo(HaveOccurred())
+	kubectlPath := kubectl.Path
 	rendered, err := exec.Command(kubectlPath, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "default")).Output()
 	g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/default")
 
@@ -47,7 +49,7 @@ func TestDeployManifestsAreAccepted(t *testing.T) {
 	if err := k8s.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	apply := exec.Command(kubectlPath, append(env.ControlPlane.KubeCtl().Opts,
+	apply := exec.Command(kubectlPath, append(kubectl.Opts,
 		"apply", "--server-side", "--force-conflicts", "--dry-run=server", "-f", "-")...)
 	apply.Stdin = bytes.NewReader(rendered)
 	out, err := apply.CombinedOutput()

@@ -125,7 +125,9 @@ func applyRBAC(t *testing.T) {
 	t.Helper()
 	g := NewWithT(t)
 	ctx := context.Background()
-	rendered, err := exec.Command(env.ControlPlane.KubeCtl().Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "rbac")).Output()
+	kubectl, err := admin.Kubectl()
+	g.Expect(err).NotTo(HaveOccurred())
+	rendered, err := exec.Command(kubectl.Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "rbac")).Output()
 	g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/rbac")
 
 	// The namespace stays: without a namespace controller, envtest never

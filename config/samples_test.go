@@ -111,7 +111,9 @@ func TestKubectlGetKurzShowsPrinterColumns(t *testing.T) {
 // kubectl runs the kubectl of the control plane and returns its stdout.
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	stdout, stderr, err := env.ControlPlane.KubeCtl().Run(args...)
+	k, err := admin.Kubectl()
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	stdout, stderr, err := k.Run(args...)
 	out, _ := io.ReadAll(stdout)
 	errOut, _ := io.ReadAll(stderr)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred(), "kubectl %v: %s", args, errOut)

@@ -18,7 +18,9 @@ import (
 // during an outage could not keep its clicks.
 func TestDeploymentSpoolsClicks(t *testing.T) {
 	g := NewWithT(t)
-	rendered, err := exec.Command(env.ControlPlane.KubeCtl().Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "default")).Output()
+	kubectl, err := admin.Kubectl()
+	g.Expect(err).NotTo(HaveOccurred())
+	rendered, err := exec.Command(kubectl.Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "default")).Output()
 	g.Expect(err).NotTo(HaveOccurred())
 	var d *appsv1.Deployment
 	for _, o := range decodeAll(t, strings.NewReader(string(rendered))) {

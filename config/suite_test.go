@@ -21,6 +21,8 @@ var (
 	env *envtest.Environment
 	cfg *rest.Config
 	k8s client.Client
+	// admin runs kubectl on the control plane: admin.Kubectl().
+	admin *envtest.AuthenticatedUser
 )
 
 func TestMain(m *testing.M) {
@@ -35,6 +37,11 @@ func TestMain(m *testing.M) {
 	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	utilruntime.Must(kurzv1alpha1.AddToScheme(scheme))
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	admin, err = testenv.Admin(env)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

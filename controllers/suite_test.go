@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 	}
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(kurzv1alpha1.AddToScheme(scheme))
-	var logOut io.Writer = io.Discard
+	logOut := io.Discard
 	if os.Getenv("KURZ_TEST_LOG") != "" {
 		logOut = os.Stderr
 	}

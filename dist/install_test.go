@@ -57,7 +57,8 @@ func TestInstallYAMLIsAccepted(t *testing.T) {
 // runs on config/default and applies the result: the manager runs IMG.
 func TestBuildInstallerSetsTheImage(t *testing.T) {
 	g := NewWithT(t)
-	kubectl := env.ControlPlane.KubeCtl()
+	kubectl, err := admin.Kubectl()
+	g.Expect(err).NotTo(HaveOccurred())
 	rendered, err := exec.Command(kubectl.Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "default")).Output()
 	g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/default")
 

@@ -34,6 +34,8 @@ import (
 var (
 	env *envtest.Environment
 	k8s client.Client
+	// admin runs kubectl on the control plane: admin.Kubectl().
+	admin *envtest.AuthenticatedUser
 )
 
 func TestMain(m *testing.M) {
@@ -46,6 +48,11 @@ func TestMain(m *testing.M) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	admin, err = testenv.Admin(env)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -89,7 +96,8 @@ func dryRunApply(t *testing.T, ns string, manifests []byte) map[string]*unstruct
 	if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	kubectl := env.ControlPlane.KubeCtl()
+	kubectl, err := admin.Kubectl()
+	g.Expect(err).NotTo(HaveOccurred())
 	apply := exec.Command(kubectl.Path, append(kubectl.Opts,
 		"apply", "--server-side", "--force-conflicts", "--dry-run=server", "-o", "json", "-f", "-")...)
 	apply.Stdin = bytes.NewReader(manifests)

@@ -190,7 +190,3 @@ type DomainList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Domain `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&Domain{}, &DomainList{})
-}

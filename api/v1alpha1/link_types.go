@@ -221,7 +221,3 @@ type LinkList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Link `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&Link{}, &LinkList{})
-}

@@ -70,7 +70,7 @@ func managerDeployment(objs []*unstructured.Unstructured) (*unstructured.Unstruc
 			return deps[0], deps[0].Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[i].(map[string]any), nil
 		}
 	}
-	return nil, nil, fmt.Errorf("Deployment %s has no container with image %s", deps[0].GetName(), defaultImage)
+	return nil, nil, fmt.Errorf("deployment %s has no container with image %s", deps[0].GetName(), defaultImage)
 }
 
 // namespaceOf is the namespace config/ installs into: its one Namespace object.

@@ -38,3 +38,10 @@ func Start() (*envtest.Environment, *rest.Config, error) {
 	}
 	return env, cfg, nil
 }
+
+// Admin adds a cluster admin (group system:masters) to env's control plane,
+// for tests that run kubectl against it: admin.Kubectl(). It replaces the
+// deprecated env.ControlPlane.KubeCtl().
+func Admin(env *envtest.Environment) (*envtest.AuthenticatedUser, error) {
+	return env.AddUser(envtest.User{Name: "kurz-test-admin", Groups: []string{"system:masters"}}, nil)
+}

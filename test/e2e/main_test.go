@@ -56,7 +56,9 @@ func run(m *testing.M) int {
 	code := m.Run()
 	if dev != nil {
 		_ = dev.cmd.Process.Signal(syscall.SIGTERM)
-		<-dev.done
+		if err := <-dev.done; err != nil {
+			fmt.Fprintln(os.Stderr, "kurz dev exited after SIGTERM:", err)
+		}
 		os.RemoveAll(dev.dataDir)
 	}
 	return code

@@ -30,14 +30,6 @@ const (
 	claimed  = "False/" + kurzv1alpha1.ReasonDomainClaimed
 )
 
-// phaseOf fetches d and returns its phase.
-func phaseOf(d *kurzv1alpha1.Domain) func(Gomega) kurzv1alpha1.DomainPhase {
-	return func(g Gomega) kurzv1alpha1.DomainPhase {
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(d), d)).To(Succeed())
-		return d.Status.Phase
-	}
-}
-
 func TestDomainVerifiedByTXT(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()

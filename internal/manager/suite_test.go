@@ -40,7 +40,7 @@ const (
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
-	var logOut io.Writer = io.Discard
+	logOut := io.Discard
 	if os.Getenv("KURZ_TEST_LOG") != "" {
 		logOut = os.Stderr
 	}

@@ -66,7 +66,7 @@ func (r *replica) start(t testing.TB) {
 		"--health-probe-bind-address", r.health,
 		"--click-flush-interval", flushInterval.String(),
 		"--click-spool", r.spool,
-		"--shutdown-delay", "0s",
+		"--shutdown-delay", shutdownDelay.String(),
 	)
 	r.cmd.Env = append(os.Environ(), "KUBECONFIG="+r.kubeconfig)
 	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log

@@ -7,14 +7,11 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
 	"sync/atomic"
 	"syscall"
-
-	"golang.org/x/sys/unix"
+	"time"
 )
-
-// errWouldBlock: no byte is waiting on the socket.
-var errWouldBlock = errors.New("connpark: no data")
 
 // conn is a connection as ServeConn sees it: Read parks it at a request
 // boundary with nothing to read, Close then leaves it open for the poller.
@@ -40,8 +37,10 @@ type conn struct {
 }
 
 // Read is fasthttp's read. A one-byte read at a request boundary
-// (acquireByteReader, with ReduceMemoryUsage) does not wait: with nothing to
-// read it reports EOF, which ends ServeConn quietly, and marks the
+// (acquireByteReader, with ReduceMemoryUsage) waits at most the linger: a
+// busy connection's next request usually comes sooner, and parking it would
+// cost an epoll round trip and a new ServeConn call. With nothing read by
+// then it reports EOF, which ends ServeConn quietly, and marks the
 // connection for parking. Any other read is part of a request and blocks
 // under fasthttp's deadlines.
 func (c *conn) Read(p []byte) (int, error) {
@@ -53,39 +52,17 @@ func (c *conn) Read(p []byte) (int, error) {
 	if c.s.closing.Load() {
 		return 0, io.EOF // shutting down: close instead of waiting for a request
 	}
-	n, err := c.tryRead(p)
-	if errors.Is(err, errWouldBlock) {
+	// fasthttp set its own deadline just before, and sets the read timeout
+	// once the byte is here.
+	if err := c.SetReadDeadline(time.Now().Add(c.s.o.Linger)); err != nil {
+		return 0, err
+	}
+	n, err := c.TCPConn.Read(p)
+	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
 		c.park = true
 		return 0, io.EOF
 	}
 	return n, err
-}
-
-// tryRead reads what is waiting without blocking; the socket is non-blocking
-// (Go's netpoller keeps it so), and reading it directly bypasses only the
-// poller's wait.
-func (c *conn) tryRead(p []byte) (int, error) {
-	var n int
-	var err error
-	if cerr := c.raw.Control(func(fd uintptr) {
-		for {
-			n, err = unix.Read(int(fd), p)
-			if !errors.Is(err, unix.EINTR) {
-				return
-			}
-		}
-	}); cerr != nil {
-		return 0, cerr
-	}
-	switch {
-	case errors.Is(err, unix.EAGAIN):
-		return 0, errWouldBlock
-	case err != nil:
-		return 0, err
-	case n == 0:
-		return 0, io.EOF
-	}
-	return n, nil
 }
 
 // Write is fasthttp's write of a response: the next one-byte read starts the

@@ -25,9 +25,8 @@ import (
 // with the redirect listener's buffer settings.
 type testServer struct {
 	*Server
-	addr    string
-	served  chan error
-	handler func(*fasthttp.RequestCtx) // nil: echo
+	addr   string
+	served chan error
 }
 
 func startServer(t *testing.T, o Options, handler func(*fasthttp.RequestCtx)) *testServer {

@@ -44,7 +44,7 @@ func newPoller() (*poller, error) {
 // peer gone. Events carry id.
 func (p *poller) arm(c *conn, id uint64, op int) error {
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT}
-	ev.Fd, ev.Pad = int32(uint32(id)), int32(uint32(id>>32)) //nolint:gosec // the 64-bit user data, split
+	ev.Fd, ev.Pad = int32(uint32(id)), int32(uint32(id>>32)) // the 64-bit user data, split in two
 	var err error
 	// Both descriptors are held for the call, so neither can be closed and
 	// reused under it.

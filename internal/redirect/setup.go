@@ -53,11 +53,11 @@ type Options struct {
 	// PasswordConcurrency bounds the bcrypt comparisons running at once; an
 	// attempt that finds no free slot within a second gets 429.
 	PasswordConcurrency int
-	// MaxConns bounds the connections served at once; past it fasthttp
+	// MaxConns bounds the open connections, idle ones included; past it the listener
 	// answers 503 and closes.
 	MaxConns int
-	// MaxConnsPerIP bounds the connections from one TCP peer address; past it
-	// fasthttp answers 429 and closes. Behind an ingress the peer is the
+	// MaxConnsPerIP bounds the open connections of one TCP peer address; past it
+	// the listener answers 429 and closes. Behind an ingress the peer is the
 	// ingress: size it for the ingress's connection pool, or 0 (no limit).
 	MaxConnsPerIP int
 }
@@ -73,7 +73,7 @@ func DefaultOptions() Options {
 		// Half the CPUs (at least one) check passwords; the rest stay free
 		// for redirects whatever the password traffic.
 		PasswordConcurrency: max(runtime.GOMAXPROCS(0)/2, 1),
-		// 20 000 idle keep-alive connections take about 100 MiB (see the
+		// 20 000 idle keep-alive connections take about 50 MiB (see the
 		// README); the Deployment's limit is 1 GiB.
 		MaxConns:      50000,
 		MaxConnsPerIP: 0,

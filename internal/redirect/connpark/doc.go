@@ -9,9 +9,10 @@
 // wrapper that recognises fasthttp's read of a request's first byte: with
 // ReduceMemoryUsage fasthttp reads that byte alone, and it is the first
 // one-byte read after a response was written (or the first read of a
-// ServeConn call). If no byte is waiting there, the wrapper ends ServeConn
-// (it reports EOF and ignores the Close that follows) and the connection is
-// parked: one goroutine waits on an epoll instance (itself registered with
+// ServeConn call). If no byte arrives there within the linger (a second by
+// default: a busy connection's next request comes sooner, and parking and
+// waking cost more CPU than waiting), the wrapper ends ServeConn (it reports
+// EOF and ignores the Close that follows) and the connection is parked: one goroutine waits on an epoll instance (itself registered with
 // Go's network poller, so no thread blocks in epoll_wait) and, when a parked
 // connection becomes readable, serves it with ServeConn again on a new
 // goroutine. Every other read blocks as usual, so a request that arrives in

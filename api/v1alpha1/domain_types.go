@@ -145,7 +145,9 @@ type DomainStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions describe the domain's state; Ready is True when Active.
+	// conditions describe the domain's state: Ready (True when Active),
+	// Reconciling (waiting for DNS) and Stalled (its hostname held by
+	// another Domain), in the kstatus shape GitOps tools read.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -157,7 +157,10 @@ type LinkStatus struct {
 	// +optional
 	ClickWritersPrunedThrough *metav1.Time `json:"clickWritersPrunedThrough,omitempty"`
 
-	// conditions describe the link's state; Ready says whether it serves.
+	// conditions describe the link's state: Ready (True while it serves its
+	// destination or, once expired, its expiry behaviour), Reconciling
+	// (waiting for its Domain) and Stalled (a key conflict, or its hostname
+	// held by another Domain), in the kstatus shape GitOps tools read.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -195,7 +198,7 @@ type ClickWriter struct {
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.url`
 // +kubebuilder:printcolumn:name="Clicks",type=integer,JSONPath=`.status.clicks`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Short URL",type=string,JSONPath=`.status.shortURL`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 

@@ -141,8 +141,10 @@ type DomainStatus struct {
 	UpdatedGeneration int64 `json:"updatedGeneration,omitempty"`
 
 	// observedGeneration is the metadata.generation the controller last
-	// reconciled without error.
+	// reconciled without error; 0 until its first pass (the default, so
+	// kstatus and Flux read a new object as in progress, not as current).
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions describe the domain's state: Ready (True when Active),
@@ -179,8 +181,11 @@ type Domain struct {
 	// +required
 	Spec DomainSpec `json:"spec"`
 
-	// status is what kurz observed.
+	// status is what kurz observed. Defaulted to an empty status, so that
+	// observedGeneration (0) reads behind metadata.generation until the
+	// controller's first pass.
 	// +optional
+	// +kubebuilder:default={}
 	Status DomainStatus `json:"status,omitempty"`
 }
 

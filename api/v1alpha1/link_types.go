@@ -134,8 +134,10 @@ type LinkStatus struct {
 	UpdatedGeneration int64 `json:"updatedGeneration,omitempty"`
 
 	// observedGeneration is the metadata.generation the controller last
-	// reconciled without error.
+	// reconciled without error; 0 until its first pass (the default, so
+	// kstatus and Flux read a new object as in progress, not as current).
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// clickWriters is the redirect servers' bookkeeping, not for people (kurz's
@@ -211,8 +213,11 @@ type Link struct {
 	// +required
 	Spec LinkSpec `json:"spec"`
 
-	// status is what kurz observed.
+	// status is what kurz observed. Defaulted to an empty status, so that
+	// observedGeneration (0) reads behind metadata.generation until the
+	// controller's first pass.
 	// +optional
+	// +kubebuilder:default={}
 	Status LinkStatus `json:"status,omitempty"`
 }
 

@@ -117,7 +117,7 @@ func domainReadiness(d, owner *kurzv1alpha1.Domain) readiness {
 		return readiness{progress: settled, reason: kurzv1alpha1.ReasonVerified, message: verifiedMessage(d)}
 	case owns:
 		return readiness{progress: waiting, reason: kurzv1alpha1.ReasonVerificationPending, message: pendingMessage(d)}
-	case owner == nil && d.DeletionTimestamp == nil:
+	case owner == nil:
 		return readiness{progress: waiting, reason: kurzv1alpha1.ReasonTXTRequired, message: txtRequiredMessage(d)}
 	}
 	return readiness{progress: stalled, reason: kurzv1alpha1.ReasonDomainClaimed, message: claimedMessage(d, owner)}

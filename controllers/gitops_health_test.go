@@ -102,7 +102,9 @@ func TestGitOpsHealthOfEveryState(t *testing.T) {
 	g.Eventually(healthOf(t, expired), timeout, poll).Should(reads(status.CurrentStatus, "Healthy", "Expired: The link expired at"))
 
 	t.Log("key conflict: Stalled")
-	dup := newLink(nsA, "dup", hostname, "k")
+	// Named after "first": creation times tie within a second, and ties
+	// break on the name.
+	dup := newLink(nsA, "second", hostname, "k")
 	g.Expect(k8sClient.Create(ctx, dup)).To(Succeed())
 	g.Eventually(readyOf(dup), timeout, poll).Should(Equal(linkKeyConflict))
 	g.Eventually(healthOf(t, dup), timeout, poll).Should(reads(status.FailedStatus, "Degraded", "KeyConflict: Link first, which is older, holds the key"))

@@ -157,6 +157,11 @@ func argoHealth(kind string, u *unstructured.Unstructured) (string, string, erro
 	if err != nil {
 		return "", "", err
 	}
+	return runHealth(script, u)
+}
+
+// runHealth runs one health script on u as Argo CD does.
+func runHealth(script string, u *unstructured.Unstructured) (string, string, error) {
 	l := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer l.Close()
 	for _, lib := range []struct {

@@ -90,7 +90,7 @@ func (r *DomainReconciler) setOwnership(d *kurzv1alpha1.Domain, claimants []kurz
 	}
 	// The messages of an owner speak of its last DNS check: a pass that
 	// did not check keeps them (a failed check's words included).
-	if owns := rd.reason == kurzv1alpha1.ReasonVerified || rd.reason == kurzv1alpha1.ReasonVerificationPending; owns {
+	if rd.reason == kurzv1alpha1.ReasonVerified || rd.reason == kurzv1alpha1.ReasonVerificationPending {
 		switch {
 		case checkErr != nil && rd.progress == settled:
 			rd.message = checkFailedMessage(checkErr, "the domain stays Active")

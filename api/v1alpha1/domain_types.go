@@ -141,11 +141,15 @@ type DomainStatus struct {
 	UpdatedGeneration int64 `json:"updatedGeneration,omitempty"`
 
 	// observedGeneration is the metadata.generation the controller last
-	// reconciled without error.
+	// reconciled without error; 0 until its first pass (the default, so
+	// kstatus and Flux read a new object as in progress, not as current).
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions describe the domain's state; Ready is True when Active.
+	// conditions describe the domain's state: Ready (True when Active),
+	// Reconciling (waiting for DNS) and Stalled (its hostname held by
+	// another Domain), in the kstatus shape GitOps tools read.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -177,8 +181,11 @@ type Domain struct {
 	// +required
 	Spec DomainSpec `json:"spec"`
 
-	// status is what kurz observed.
+	// status is what kurz observed. Defaulted to an empty status, so that
+	// observedGeneration (0) reads behind metadata.generation until the
+	// controller's first pass.
 	// +optional
+	// +kubebuilder:default={}
 	Status DomainStatus `json:"status,omitempty"`
 }
 

@@ -3,7 +3,6 @@ package manager
 import (
 	"crypto/tls"
 
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -20,7 +19,7 @@ func metricsOptions(o Options) metricsserver.Options {
 	return metricsserver.Options{
 		BindAddress:    o.MetricsBindAddress,
 		SecureServing:  true,
-		FilterProvider: filters.WithAuthenticationAndAuthorization,
+		FilterProvider: metricsAuth,
 		// Without a directory, controller-runtime makes a self-signed
 		// certificate; with one, it watches and reloads the files (Validate
 		// made sure they exist, since it would otherwise fall back silently).

@@ -103,6 +103,9 @@ type flusher struct {
 	// unsureSeen is a copy of unsure for kurz_clicks_pending, which reads it
 	// from the scraping goroutine: unsure belongs to the flush goroutine.
 	unsureSeen atomic.Pointer[map[types.UID]int64]
+	// inflight is the write being sent by flush, for kurz_clicks_pending:
+	// its counts are in no counter meanwhile.
+	inflight atomic.Pointer[inflightWrite]
 }
 
 func newFlusher(q *clickQueue, c client.Client, live client.Reader, qps float64) *flusher {
@@ -180,7 +183,9 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 		}
 		pending := delta
 		if err == nil {
+			f.inflight.Store(&inflightWrite{uid: c.uid, clicks: delta})
 			pending, err = f.settleAndWrite(ctx, c, delta, last)
+			f.inflight.Store(nil)
 		}
 		link := types.NamespacedName{Namespace: c.namespace, Name: c.name}
 		switch {

@@ -58,14 +58,19 @@ func (p *pendingCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // pending returns the Links with clicks not known to be stored, and those
-// clicks. It is a snapshot: the clicks of the one patch in flight are not
-// in it, and unknown-outcome writes are as of the last flush round.
+// clicks: queued counts, the patch in flight, and the writes whose outcome
+// is unknown (as of the last flush round, or of its planning while the
+// spool is on disk). It is a snapshot, exact between flush rounds; during
+// one, a count may be read twice or not at all for the moment it moves.
 func (f *flusher) pending() (links, clicks int64) {
 	byLink := map[types.UID]int64{}
 	if seen := f.unsureSeen.Load(); seen != nil {
 		for uid, n := range *seen {
 			byLink[uid] += n
 		}
+	}
+	if w := f.inflight.Load(); w != nil {
+		byLink[w.uid] += w.clicks
 	}
 	f.q.mu.Lock()
 	// A counter clicked again during a round is in both lists: count it once.
@@ -106,4 +111,10 @@ func (f *flusher) publishUnsure() {
 		seen[uid] = u.Delta
 	}
 	f.unsureSeen.Store(&seen)
+}
+
+// inflightWrite is the clicks of one Link that a flush is sending.
+type inflightWrite struct {
+	uid    types.UID
+	clicks int64
 }

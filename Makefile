@@ -75,8 +75,8 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code from markers.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: helm
-helm: $(KUSTOMIZE) ## Generate the Helm chart dist/chart from config/ (hack/gen-dist).
-	$(KUSTOMIZE) build config/default | $(GO) run ./hack/gen-dist -chart dist/chart
+helm: $(KUSTOMIZE) ## Generate the Helm chart dist/chart from config/ (hack/gen-dist); config/prometheus is its optional ServiceMonitor.
+	{ $(KUSTOMIZE) build config/default; echo ---; $(KUSTOMIZE) build config/prometheus; } | $(GO) run ./hack/gen-dist -chart dist/chart
 
 .PHONY: build-installer
 build-installer: $(KUSTOMIZE) ## Generate dist/install.yaml from config/default, with image IMG.

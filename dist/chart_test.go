@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
@@ -209,6 +210,36 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 	}
 }
 
+// TestChartServiceMonitor: metrics.serviceMonitor.enabled adds config/prometheus's
+// ServiceMonitor in the release namespace, which kube-apiserver accepts with
+// the Prometheus Operator's CRD installed (vendored in
+// config/prometheus/testdata); it is off by default and with metrics off.
+func TestChartServiceMonitor(t *testing.T) {
+	g := NewWithT(t)
+	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
+		Paths:              []string{filepath.Join(testenv.RepoRoot(), "config", "prometheus", "testdata")},
+		ErrorIfPathMissing: true,
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	on := map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}
+	rendered, err := renderChart("links-prod", on)
+	g.Expect(err).NotTo(HaveOccurred())
+	stored := dryRunApply(t, "links-prod", rendered)
+	g.Expect(stored).To(HaveKey("ServiceMonitor/kurz-metrics-monitor"))
+	monitor := stored["ServiceMonitor/kurz-metrics-monitor"]
+	g.Expect(monitor.GetNamespace()).To(Equal("links-prod"))
+	endpoints, _, _ := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
+	g.Expect(endpoints).To(ConsistOf(And(HaveKeyWithValue("port", "https"), HaveKeyWithValue("scheme", "https"))))
+	g.Expect(stored).To(HaveKey("Service/kurz-metrics"))
+	g.Expect(stored["Service/kurz-metrics"].GetLabels()).To(HaveKeyWithValue("app.kubernetes.io/component", "metrics"))
+
+	for _, values := range []map[string]any{nil, {"metrics": map[string]any{"enable": false, "serviceMonitor": map[string]any{"enabled": true}}}} {
+		rendered, err := renderChart("links-prod", values)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(string(rendered)).NotTo(ContainSubstring("kind: ServiceMonitor"), "values %v", values)
+	}
+}
+
 // TestChartRefusesBadValues: values the chart cannot honour fail the render
 // with an error naming the value, before anything reaches the cluster.
 func TestChartRefusesBadValues(t *testing.T) {
@@ -224,6 +255,7 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"bad pull policy", map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, "pullPolicy"},
 		{"metrics port out of range", map[string]any{"metrics": map[string]any{"port": 70000}}, "port"},
 		{"extraArgs not a list", map[string]any{"extraArgs": "--redirect-status=301"}, "extraArgs"},
+		{"misspelt serviceMonitor switch", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enable": true}}}, "enable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := renderChart("links-prod", tc.values)

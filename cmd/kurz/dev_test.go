@@ -60,3 +60,15 @@ func TestDevSpoolsClicksIntoDataDir(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/y/s"))
 }
+
+// TestDevMetricsSecureByDefault: kurz dev serves metrics over HTTPS with
+// token checks, as a cluster does, unless --metrics-secure=false.
+func TestDevMetricsSecureByDefault(t *testing.T) {
+	g := NewWithT(t)
+	c, err := parseDevFlags(nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.manager.MetricsSecure).To(BeTrue())
+	c, err = parseDevFlags([]string{"--metrics-secure=false"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.manager.MetricsSecure).To(BeFalse())
+}

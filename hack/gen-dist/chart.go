@@ -93,6 +93,9 @@ func placeOf(o *unstructured.Unstructured) (string, [2]string) {
 		return "crd", [2]string{"{{- if .Values.crds.install }}\n", "{{- end }}\n"}
 	case "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
 		return "rbac", always
+	case "ServiceMonitor":
+		// From config/prometheus: only where the Prometheus Operator runs.
+		return "prometheus", [2]string{"{{- if and .Values.metrics.enable .Values.metrics.serviceMonitor.enabled }}\n", "{{- end }}\n"}
 	case "Service":
 		if isMetricsService(o) {
 			return "metrics", [2]string{"{{- if and .Values.metrics.enable .Values.metrics.service.enable }}\n", "{{- end }}\n"}

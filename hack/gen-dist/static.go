@@ -121,6 +121,11 @@ const valuesSchema = `{
           "type": "object",
           "additionalProperties": false,
           "properties": {"enable": {"type": "boolean"}}
+        },
+        "serviceMonitor": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {"enabled": {"type": "boolean"}}
         }
       }
     },

@@ -211,12 +211,18 @@ dnsServer: %s
 # (--click-flush-interval).
 clickFlushInterval: %s
 
-# Prometheus /metrics on :port (--metrics-bind-address), and a Service for it.
+# Prometheus /metrics on :port (--metrics-bind-address), over HTTPS for
+# bearer tokens bound to ClusterRole kurz-metrics-reader, and a Service for
+# it. serviceMonitor: a ServiceMonitor (monitoring.coreos.com/v1) for the
+# Prometheus Operator, whose CRD must be installed; bind Prometheus's
+# ServiceAccount to kurz-metrics-reader.
 metrics:
   enable: %t
   port: %d
   service:
     enable: true
+  serviceMonitor:
+    enabled: false
 
 # Elect a leader (a Lease) to run the controllers (--leader-elect). Turn it off
 # only with one replica.

@@ -25,7 +25,8 @@ import (
 // fieldOwner is the server-side apply manager of everything kurz dev installs.
 const fieldOwner = "kurz-dev"
 
-// install applies the embedded CRDs and user ClusterRoles and waits until
+// install applies the embedded CRDs, user ClusterRoles and metrics reader
+// ClusterRole, and waits until
 // the API server serves the custom resources. Server-side apply makes it
 // idempotent and upgrades the CRDs when a newer kurz starts on an old DIR.
 func install(ctx context.Context, c client.Client, dc discovery.DiscoveryInterface) error {
@@ -39,6 +40,11 @@ func install(ctx context.Context, c client.Client, dc discovery.DiscoveryInterfa
 		return fmt.Errorf("decode user roles: %w", err)
 	}
 	objs = append(objs, roles...)
+	reader, err := decodeYAML(config.MetricsReaderRole)
+	if err != nil {
+		return fmt.Errorf("decode metrics reader role: %w", err)
+	}
+	objs = append(objs, reader...)
 	for _, u := range objs {
 		if err := apply(ctx, c, u); err != nil {
 			return err

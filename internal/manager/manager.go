@@ -13,12 +13,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/apiserver"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/gauges"
 	"github.com/kurz-dev/kurz/internal/redirect"
 )
 
@@ -59,7 +59,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 	grace := gracefulShutdownTimeout(o)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		GracefulShutdownTimeout: &grace,
 		Cache: cache.Options{
@@ -79,6 +79,9 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		return nil, err
 	}
 	if err := m.ready.setup(mgr); err != nil {
+		return nil, err
+	}
+	if err := gauges.Register(mgr); err != nil {
 		return nil, err
 	}
 	if o.EnableControllers {

@@ -102,6 +102,10 @@ func (s *Server) Start(ctx context.Context) error {
 			return fmt.Errorf("redirect server: %w", err)
 		}
 	}
+	if s.flusher != nil {
+		s.flusher.publishUnsure() // the replayed unknown-outcome writes
+		defer pendingClicks.add(s.flusher)()
+	}
 
 	ln, err := net.Listen("tcp", s.o.BindAddress)
 	if err != nil {

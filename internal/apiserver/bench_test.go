@@ -144,9 +144,9 @@ func newBenchServer() (http.Handler, []string, error) {
 		}
 		switch obj.(type) {
 		case *kurzv1alpha1.Link:
-			err = s.links.Register(inf)
+			err = s.links.index.Register(inf)
 		case *kurzv1alpha1.Domain:
-			err = s.domains.Register(inf)
+			err = s.domains.index.Register(inf)
 		}
 		if err != nil {
 			return nil, nil, err
@@ -157,7 +157,7 @@ func newBenchServer() (http.Handler, []string, error) {
 		return nil, nil, fmt.Errorf("cache did not sync")
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if _, total := s.links.Page(benchNS, 0, 1); total == benchLinks {
+		if _, total := s.links.index.Page(benchNS, 0, 1); total == benchLinks {
 			break
 		}
 		if time.Now().After(deadline) {

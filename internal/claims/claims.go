@@ -11,16 +11,7 @@ import (
 // Older reports whether a was created before b. Ties (creationTimestamp has
 // one-second resolution) break on namespace, then name, so every replica
 // reaches the same answer.
-func Older(a, b metav1.Object) bool {
-	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-	if !ta.Equal(&tb) {
-		return ta.Before(&tb)
-	}
-	if a.GetNamespace() != b.GetNamespace() {
-		return a.GetNamespace() < b.GetNamespace()
-	}
-	return a.GetName() < b.GetName()
-}
+func Older(a, b metav1.Object) bool { return KeyClaimOf(a).older(KeyClaimOf(b)) }
 
 // Claim is what the ownership rules look at for one Domain, so that callers
 // holding less than a whole object (the redirect index) need not fabricate
@@ -127,17 +118,14 @@ func ClaimSince(d *kurzv1alpha1.Domain) (metav1.MicroTime, bool) {
 }
 
 // KeyWinner returns the Link that holds a (domain, key) among the Links of one
-// namespace that claim it, or nil when none can.
+// namespace that claim it, or nil when none can (see KeyHolder).
 func KeyWinner(links []kurzv1alpha1.Link) *kurzv1alpha1.Link {
-	var winner *kurzv1alpha1.Link
+	cs := make([]KeyClaim, len(links))
 	for i := range links {
-		l := &links[i]
-		if l.DeletionTimestamp != nil {
-			continue
-		}
-		if winner == nil || Older(l, winner) {
-			winner = l
-		}
+		cs[i] = KeyClaimOf(&links[i])
 	}
-	return winner
+	if i := KeyHolder(cs); i >= 0 {
+		return &links[i]
+	}
+	return nil
 }

@@ -15,7 +15,7 @@ import (
 func (k *resource[T, V]) awaitWrite(ctx context.Context, s *server, obj T) {
 	wctx, cancel := s.writeContext(ctx)
 	defer cancel()
-	if err := k.index.WaitFor(wctx, obj.GetUID(), obj.GetResourceVersion(), false); err != nil {
+	if err := k.writes.WaitFor(wctx, obj.GetUID(), obj.GetResourceVersion(), false); err != nil {
 		logf.FromContext(ctx).Info("write not yet visible in the cache", "object", client.ObjectKeyFromObject(obj), "error", err.Error())
 	}
 }
@@ -31,9 +31,9 @@ func (k *resource[T, V]) awaitDelete(ctx context.Context, s *server, obj T) {
 	err := s.live.Get(wctx, client.ObjectKeyFromObject(obj), fresh)
 	switch {
 	case err == nil && fresh.GetUID() == uid:
-		err = k.index.WaitFor(wctx, uid, fresh.GetResourceVersion(), false)
+		err = k.writes.WaitFor(wctx, uid, fresh.GetResourceVersion(), false)
 	case err == nil || apierrors.IsNotFound(err):
-		err = k.index.WaitFor(wctx, uid, "", true)
+		err = k.writes.WaitFor(wctx, uid, "", true)
 	}
 	if err != nil {
 		logf.FromContext(ctx).Info("delete not yet visible in the cache", "object", client.ObjectKeyFromObject(obj), "error", err.Error())

@@ -12,15 +12,18 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/pagination"
+	"github.com/kurz-dev/kurz/internal/visibility"
 )
 
 // resource is what the handlers need to know of one kind (Link or Domain)
 // to list, find, update and delete its objects the same way: T is the
 // object, V its API view.
 type resource[T client.Object, V any] struct {
-	name      string // "link" or "domain", for wrapped errors
-	path      string // the list endpoint, for page URLs
-	index     *pagination.Index[T]
+	name  string // "link" or "domain", for wrapped errors
+	path  string // the list endpoint, for page URLs
+	index *pagination.Index[T]
+	// writes tells when index holds a write (read-your-writes).
+	writes    *visibility.Tracker
 	newObject func() T
 	newList   func() client.ObjectList
 	notFound  func() *apiError
@@ -28,10 +31,12 @@ type resource[T client.Object, V any] struct {
 }
 
 func linkResource() *resource[*kurzv1alpha1.Link, linkView] {
+	index := pagination.NewIndex(linkCreatedAt)
 	return &resource[*kurzv1alpha1.Link, linkView]{
 		name:      "link",
 		path:      linksPath,
-		index:     pagination.NewIndex(linkCreatedAt),
+		index:     index,
+		writes:    visibility.Track(index),
 		newObject: func() *kurzv1alpha1.Link { return &kurzv1alpha1.Link{} },
 		newList:   func() client.ObjectList { return &kurzv1alpha1.LinkList{} },
 		notFound:  errLinkNotFound,
@@ -40,10 +45,12 @@ func linkResource() *resource[*kurzv1alpha1.Link, linkView] {
 }
 
 func domainResource() *resource[*kurzv1alpha1.Domain, domainView] {
+	index := pagination.NewIndex(domainCreatedAt)
 	return &resource[*kurzv1alpha1.Domain, domainView]{
 		name:      "domain",
 		path:      domainsPath,
-		index:     pagination.NewIndex(domainCreatedAt),
+		index:     index,
+		writes:    visibility.Track(index),
 		newObject: func() *kurzv1alpha1.Domain { return &kurzv1alpha1.Domain{} },
 		newList:   func() client.ObjectList { return &kurzv1alpha1.DomainList{} },
 		notFound:  errDomainNotFound,

@@ -67,9 +67,7 @@ func (s *server) createDomain(w http.ResponseWriter, r *http.Request, c *caller)
 	if err != nil {
 		return err
 	}
-	stamp(ctx, s, d, stampClaim(p.claimants, p.workspaceID, timestamps.StampDomain))
-	s.domains.awaitWrite(ctx, s, d)
-	writeJSON(w, http.StatusCreated, newDomainView(d, p.workspaceID))
+	s.domains.answerWrite(ctx, s, w, http.StatusCreated, d, stampClaim(p.claimants, p.workspaceID, timestamps.StampDomain), p.workspaceID)
 	return nil
 }
 
@@ -182,26 +180,14 @@ func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller)
 	if err != nil {
 		return err
 	}
-	stamp(ctx, s, d, stampClaim(p.claimants, p.workspaceID, timestamps.TouchDomain))
-	s.domains.awaitWrite(ctx, s, d)
-	writeJSON(w, http.StatusOK, newDomainView(d, p.workspaceID))
+	s.domains.answerWrite(ctx, s, w, http.StatusOK, d, stampClaim(p.claimants, p.workspaceID, timestamps.TouchDomain), p.workspaceID)
 	return nil
 }
 
 // DELETE /api/v1/domains/{id}. The domain's links stay: they stop serving
 // until a Domain with the hostname returns (see DESIGN.md).
 func (s *server) deleteDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ctx := r.Context()
-	d, err := s.domains.find(ctx, s, c, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if err := s.domains.delete(ctx, s, d); err != nil {
-		return err
-	}
-	s.domains.awaitDelete(ctx, s, d)
-	writeJSON(w, http.StatusOK, messageBody{Message: msgDomainDeleted})
-	return nil
+	return s.domains.remove(s, w, r, c, msgDomainDeleted)
 }
 
 // hostnameFreeInWorkspace refuses a hostname that another live Domain of

@@ -59,9 +59,7 @@ func (s *server) createLink(w http.ResponseWriter, r *http.Request, c *caller) e
 	if err := s.client.Create(ctx, link); err != nil {
 		return fmt.Errorf("create link: %w", err)
 	}
-	stamp(ctx, s, link, timestamps.StampLink)
-	s.links.awaitWrite(ctx, s, link)
-	writeJSON(w, http.StatusCreated, newLinkView(link, p.workspaceID))
+	s.links.answerWrite(ctx, s, w, http.StatusCreated, link, timestamps.StampLink, p.workspaceID)
 	return nil
 }
 
@@ -82,25 +80,13 @@ func (s *server) updateLink(w http.ResponseWriter, r *http.Request, c *caller) e
 	if err != nil {
 		return err
 	}
-	stamp(ctx, s, link, timestamps.TouchLink)
-	s.links.awaitWrite(ctx, s, link)
-	writeJSON(w, http.StatusOK, newLinkView(link, p.workspaceID))
+	s.links.answerWrite(ctx, s, w, http.StatusOK, link, timestamps.TouchLink, p.workspaceID)
 	return nil
 }
 
 // DELETE /api/v1/links/{id}
 func (s *server) deleteLink(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ctx := r.Context()
-	l, err := s.links.find(ctx, s, c, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if err := s.links.delete(ctx, s, l); err != nil {
-		return err
-	}
-	s.links.awaitDelete(ctx, s, l)
-	writeJSON(w, http.StatusOK, messageBody{Message: msgLinkDeleted})
-	return nil
+	return s.links.remove(s, w, r, c, msgLinkDeleted)
 }
 
 // messageBody is the answer of a delete.

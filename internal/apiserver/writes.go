@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,6 +73,31 @@ func (k *resource[T, V]) writeError(ctx context.Context, s *server, obj T, err e
 		return k.notFound()
 	}
 	return err
+}
+
+// answerWrite finishes a create or update: it stamps obj's times, waits
+// until the list index holds it (so the caller's next list shows it) and
+// answers its view with status.
+func (k *resource[T, V]) answerWrite(ctx context.Context, s *server, w http.ResponseWriter, status int, obj T, stampFn func(T, time.Time) bool, workspaceID string) {
+	stamp(ctx, s, obj, stampFn)
+	k.awaitWrite(ctx, s, obj)
+	writeJSON(w, status, k.view(obj, workspaceID))
+}
+
+// remove answers DELETE on an object's endpoint: find it, delete it, wait
+// until the list index no longer shows it, and answer message.
+func (k *resource[T, V]) remove(s *server, w http.ResponseWriter, r *http.Request, c *caller, message string) error {
+	ctx := r.Context()
+	obj, err := k.find(ctx, s, c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := k.delete(ctx, s, obj); err != nil {
+		return err
+	}
+	k.awaitDelete(ctx, s, obj)
+	writeJSON(w, http.StatusOK, messageBody{Message: message})
+	return nil
 }
 
 // stamp records the created/updated times of obj right after the API wrote

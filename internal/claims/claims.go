@@ -97,14 +97,7 @@ func outranks(a, b Claim) bool {
 // claiming this hostname, not its creation: spec.domain is mutable, and an
 // old Domain edited to another workspace's hostname must not take it over.
 func DomainOwner(domains []kurzv1alpha1.Domain) *kurzv1alpha1.Domain {
-	cs := make([]Claim, len(domains))
-	for i := range domains {
-		cs[i] = ClaimOf(&domains[i])
-	}
-	if i := Owner(cs); i >= 0 {
-		return &domains[i]
-	}
-	return nil
+	return pick(domains, ClaimOf, Owner)
 }
 
 // ClaimSince returns when d started claiming its spec.domain, and false when
@@ -120,12 +113,18 @@ func ClaimSince(d *kurzv1alpha1.Domain) (metav1.MicroTime, bool) {
 // KeyWinner returns the Link that holds a (domain, key) among the Links of one
 // namespace that claim it, or nil when none can (see KeyHolder).
 func KeyWinner(links []kurzv1alpha1.Link) *kurzv1alpha1.Link {
-	cs := make([]KeyClaim, len(links))
-	for i := range links {
-		cs[i] = KeyClaimOf(&links[i])
+	return pick(links, func(l *kurzv1alpha1.Link) KeyClaim { return KeyClaimOf(l) }, KeyHolder)
+}
+
+// pick asks rule which of objs wins, given the facts factsOf finds in
+// each, and returns that object (nil when none does).
+func pick[O, F any](objs []O, factsOf func(*O) F, rule func([]F) int) *O {
+	fs := make([]F, len(objs))
+	for i := range objs {
+		fs[i] = factsOf(&objs[i])
 	}
-	if i := KeyHolder(cs); i >= 0 {
-		return &links[i]
+	if i := rule(fs); i >= 0 {
+		return &objs[i]
 	}
 	return nil
 }

@@ -47,4 +47,7 @@
 // TXT record with another value is absent), so a Domain DNS does not prove
 // yet is Reconciling; a malformed spec never gets this far, the API server
 // refuses it.
+//
+// +kubebuilder:object:generate=true
+// +groupName=kurz.dev
 package v1alpha1

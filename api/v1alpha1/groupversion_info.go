@@ -1,5 +1,3 @@
-// +kubebuilder:object:generate=true
-// +groupName=kurz.dev
 package v1alpha1
 
 import (

@@ -23,36 +23,6 @@ func (s *server) workspaceID(ctx context.Context, c *caller) (string, error) {
 	return string(ns.UID), nil
 }
 
-// findLink returns the cached Link with uid id in the caller's workspace.
-// Another workspace's ids, unknown ids and links being deleted are all
-// "not found": a caller never learns what exists elsewhere.
-func (s *server) findLink(ctx context.Context, c *caller, id string) (*kurzv1alpha1.Link, error) {
-	var list kurzv1alpha1.LinkList
-	if err := s.client.List(ctx, &list, client.InNamespace(c.workspace), client.MatchingFields{fieldindex.UID: canonicalID(id)}); err != nil {
-		return nil, fmt.Errorf("find link: %w", err)
-	}
-	for i := range list.Items {
-		if l := &list.Items[i]; l.DeletionTimestamp == nil {
-			return l, nil
-		}
-	}
-	return nil, errLinkNotFound()
-}
-
-// findDomain is findLink for Domains.
-func (s *server) findDomain(ctx context.Context, c *caller, id string) (*kurzv1alpha1.Domain, error) {
-	var list kurzv1alpha1.DomainList
-	if err := s.client.List(ctx, &list, client.InNamespace(c.workspace), client.MatchingFields{fieldindex.UID: canonicalID(id)}); err != nil {
-		return nil, fmt.Errorf("find domain: %w", err)
-	}
-	for i := range list.Items {
-		if d := &list.Items[i]; d.DeletionTimestamp == nil {
-			return d, nil
-		}
-	}
-	return nil, errDomainNotFound()
-}
-
 // domainsNamed returns every live Domain, in any workspace, claiming host.
 func (s *server) domainsNamed(ctx context.Context, host string) ([]kurzv1alpha1.Domain, error) {
 	var list kurzv1alpha1.DomainList
@@ -66,11 +36,6 @@ func (s *server) domainsNamed(ctx context.Context, host string) ([]kurzv1alpha1.
 		}
 	}
 	return out, nil
-}
-
-// writeContext bounds the wait for the cache to observe a write.
-func (s *server) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, s.opts.WriteWait)
 }
 
 // linkCreatedAt orders the link index: the API's microsecond stamp, else

@@ -25,6 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -66,7 +67,9 @@ func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
 
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
+		// cert-manager's CRDs (make cert-manager-crds), so TLSReady reads
+		// real Certificates.
+		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases"), filepath.Join("..", "test", "crds", "cert-manager")},
 		ErrorIfCRDPathMissing: true,
 	}
 	var err error
@@ -118,6 +121,21 @@ func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune 
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+	}
+	if o.Ingress.Class != "" {
+		// As internal/manager does: Ingresses, Secrets and Certificates
+		// are cached in the ingress namespace only.
+		httpClient, err := rest.HTTPClientFor(restCfg)
+		if err != nil {
+			t.Fatalf("http client: %v", err)
+		}
+		mapper, err := apiutil.NewDynamicRESTMapper(restCfg, httpClient)
+		if err != nil {
+			t.Fatalf("rest mapper: %v", err)
+		}
+		if mo.Cache.ByObject, err = o.CacheByObject(mapper); err != nil {
+			t.Fatalf("cache by object: %v", err)
+		}
 	}
 	if tune != nil {
 		tune(&mo)

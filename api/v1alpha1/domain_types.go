@@ -188,7 +188,7 @@ type DomainStatus struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="TLS",type=string,JSONPath=`.status.conditions[?(@.type=="TLSReady")].status`
 // +kubebuilder:printcolumn:name="TLS Reason",type=string,JSONPath=`.status.conditions[?(@.type=="TLSReady")].reason`,priority=1
-// +kubebuilder:printcolumn:name="Cert Expires",type=date,JSONPath=`.status.tls.notAfter`,priority=1
+// +kubebuilder:printcolumn:name="Cert Expires",type=string,JSONPath=`.status.tls.notAfter`,priority=1
 // +kubebuilder:printcolumn:name="Proof",type=string,JSONPath=`.status.claim.proof`,priority=1
 // +kubebuilder:printcolumn:name="Contested",type=boolean,JSONPath=`.status.claim.contested`,priority=1
 // +kubebuilder:printcolumn:name="TXT Record",type=string,JSONPath=`.status.record.name`

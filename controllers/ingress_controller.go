@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,6 +33,9 @@ import (
 // the Ingress informer lists it on start.
 type IngressReconciler struct {
 	client.Client
+	// Reader reads past the cache, to tell an Ingress the cache has not
+	// seen yet from one that is not kurz's (which it never sees).
+	Reader   client.Reader
 	Recorder events.EventRecorder
 	Config   routing.IngressConfig
 	// Grace is how long an Ingress outlives its Domain's Active phase.
@@ -100,18 +104,30 @@ func (r *IngressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	now := r.Now()
 	decision := routing.Decide(live, holds, existing, r.Grace, now)
 	routed, err := r.applyDecision(ctx, decision, live, existing)
-	if err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
-			ctrl.LoggerFrom(ctx).V(1).Info("Ingress changed meanwhile, retrying", "ingress", key.Name)
-			return ctrl.Result{RequeueAfter: conflictRetry}, nil
-		}
+	blocked := ""
+	if apierrors.IsAlreadyExists(err) && !r.ownsIngress(ctx, key) {
+		// Not kurz's (no managed-by label): say so in TLSReady and retry
+		// with the work queue's backoff.
+		blocked = fmt.Sprintf("Ingress %s in %s exists and is not kurz's (no %s=%s label): delete or rename it",
+			key.Name, key.Namespace, routing.LabelManagedBy, routing.ManagedBy)
+	}
+	switch {
+	case blocked != "":
+	case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
+		ctrl.LoggerFrom(ctx).V(1).Info("Ingress changed meanwhile, retrying", "ingress", key.Name)
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	case err != nil:
 		return ctrl.Result{}, err
 	}
 	result := ctrl.Result{RequeueAfter: decision.Wait}
 	if live == nil {
 		return result, nil
 	}
-	wait, err := r.setTLSStatus(ctx, live, routed, now)
+	wait, statusErr := r.setTLSStatus(ctx, live, routed, blocked, now)
+	if blocked != "" {
+		return ctrl.Result{}, errors.Join(err, statusErr)
+	}
+	err = statusErr
 	if err != nil {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: conflictRetry}, nil
@@ -122,6 +138,16 @@ func (r *IngressReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		result.RequeueAfter = wait
 	}
 	return result, nil
+}
+
+// ownsIngress reports whether the Ingress key, read past the cache, is
+// kurz's; true when it cannot tell (the next pass will).
+func (r *IngressReconciler) ownsIngress(ctx context.Context, key types.NamespacedName) bool {
+	ing := &networkingv1.Ingress{}
+	if err := r.Reader.Get(ctx, key, ing); err != nil {
+		return true
+	}
+	return ing.Labels[routing.LabelManagedBy] == routing.ManagedBy
 }
 
 // holdsHostname reports whether d owns its hostname among every Domain that

@@ -360,3 +360,37 @@ func TestIngressOptionsValidate(t *testing.T) {
 	o.Ingress.GracePeriod = -time.Second
 	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-grace-period")))
 }
+
+// An Ingress kurz does not own, with the name of a Domain's Ingress, is not
+// taken over: TLSReady says what blocks the route, and once it is gone
+// kurz creates its own.
+func TestIngressNameTakenByAnother(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	srv := newDNS(t)
+	ingressNS := startIngressControllers(t, srv, time.Hour)
+	ns := newNamespace(t, "taken")
+	h := host(t, "go.taken.test")
+
+	foreign := routing.DesiredIngress(routing.IngressConfig{Class: "other", Namespace: ingressNS,
+		Backend: routing.Backend{Service: "someone", PortNumber: 80}}, newDomain(ns, "go", h))
+	foreign.Labels = nil
+	g.Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+
+	publishTXT(t, srv, ns, h)
+	d := newDomain(ns, "go", h)
+	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
+	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
+	g.Eventually(func(g Gomega) string {
+		g.Expect(tlsReadyOf(d)(g)).To(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
+		return meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionTLSReady).Message
+	}, timeout, poll).Should(ContainSubstring("is not kurz's"))
+	g.Expect(ingressOf(ingressNS, ns, "go")(g).Spec.IngressClassName).To(Equal(ptr.To("other")), "left as it was")
+
+	g.Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
+	g.Eventually(func(g Gomega) *string {
+		ing := ingressOf(ingressNS, ns, "go")(g)
+		g.Expect(ing).NotTo(BeNil())
+		return ing.Spec.IngressClassName
+	}, timeout, poll).Should(Equal(ptr.To("nginx")))
+}

@@ -20,15 +20,16 @@ import (
 )
 
 // setTLSStatus sets d's status.tls and TLSReady condition from its Ingress
-// (routed, nil: none), the hostname's Secret and cert-manager's Certificate
+// (routed, nil: none; blocked says why it could not be created), the
+// hostname's Secret and cert-manager's Certificate
 // for it, and patches them when they changed. The patch carries the
 // resourceVersion it was computed from: conditions are one list, and the
 // Domain controller writes Ready into it too. It returns when to look
 // again: at the certificate's expiry, so TLSReady turns False then.
-func (r *IngressReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Domain, routed *networkingv1.Ingress, now time.Time) (time.Duration, error) {
+func (r *IngressReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Domain, routed *networkingv1.Ingress, blocked string, now time.Time) (time.Duration, error) {
 	host := string(d.Spec.Domain)
 	secretName := routing.SecretName(host)
-	in := routing.TLSInput{Host: host, Routed: routed != nil, Now: now}
+	in := routing.TLSInput{Host: host, Routed: routed != nil, Blocked: blocked, Now: now}
 	if routed != nil {
 		secret := &corev1.Secret{}
 		switch err := r.Get(ctx, types.NamespacedName{Namespace: r.Config.Namespace, Name: secretName}, secret); {

@@ -99,6 +99,7 @@ func add(mgr ctrl.Manager, o Options) error {
 	}
 	ingresses := &IngressReconciler{
 		Client:       mgr.GetClient(),
+		Reader:       mgr.GetAPIReader(),
 		Recorder:     mgr.GetEventRecorder("kurz.dev/ingress-controller"),
 		Config:       o.Ingress.config(),
 		Grace:        o.Ingress.GracePeriod,

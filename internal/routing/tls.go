@@ -57,6 +57,9 @@ type TLSInput struct {
 	Host string
 	// Routed: an Ingress routes the hostname.
 	Routed bool
+	// Blocked, when not Routed, says why the Ingress could not be created
+	// (an object kurz does not own has its name).
+	Blocked string
 	// Certificate is cert-manager's Certificate for the hostname's Secret;
 	// nil when cert-manager does not manage it (its CRDs are not
 	// installed, or no Certificate names the Secret).
@@ -81,6 +84,9 @@ type TLSState struct {
 // objects and dates, never key material.
 func EvaluateTLS(in TLSInput) TLSState {
 	secretName := SecretName(in.Host)
+	if !in.Routed && in.Blocked != "" {
+		return TLSState{Status: metav1.ConditionFalse, Reason: kurzv1alpha1.ReasonRoutePending, Message: in.Blocked}
+	}
 	if !in.Routed {
 		return TLSState{Status: metav1.ConditionFalse, Reason: kurzv1alpha1.ReasonRoutePending,
 			Message: fmt.Sprintf("No Ingress routes %s yet: it is created once the Domain holds the hostname and is Active", in.Host)}

@@ -36,6 +36,8 @@ func TestEvaluateTLS(t *testing.T) {
 	}{
 		{"no Ingress", TLSInput{Routed: false, Secret: secret(certPEM(t, "go.example.com", now.Add(-time.Hour), valid))},
 			metav1.ConditionFalse, kurzv1alpha1.ReasonRoutePending, nil},
+		{"Ingress name taken", TLSInput{Routed: false, Blocked: "Ingress x is not kurz's"},
+			metav1.ConditionFalse, kurzv1alpha1.ReasonRoutePending, nil},
 		{"Certificate not Ready", TLSInput{Routed: true, Certificate: failing, Secret: secret(certPEM(t, "go.example.com", now.Add(-time.Hour), valid))},
 			metav1.ConditionFalse, kurzv1alpha1.ReasonCertificateNotReady, nil},
 		{"Certificate with no condition yet", TLSInput{Routed: true, Certificate: &Certificate{Name: "c"}},

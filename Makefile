@@ -91,6 +91,10 @@ verify: manifests generate ## Fail when generated files (api, config, dist) are 
 		git status --porcelain -- api config dist; git diff --stat -- api config dist; exit 1; \
 	fi
 
+.PHONY: cert-manager-crds
+cert-manager-crds: ## Copy cert-manager's CRDs (CERT_MANAGER_VERSION) from its Go module into test/crds/cert-manager for the tests.
+	GO=$(GO) hack/cert-manager-crds.sh
+
 .PHONY: fmt
 fmt: ## go fmt.
 	$(GO) fmt ./...

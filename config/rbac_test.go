@@ -56,6 +56,15 @@ var managerNeeds = []access{
 	{"coordination.k8s.io", "leases", "", "create", "kurz-system"},
 	{"coordination.k8s.io", "leases", "", "update", "kurz-system"},
 	{"", "events", "", "create", "kurz-system"},
+	// The Ingress controller, in kurz's own namespace only.
+	{"networking.k8s.io", "ingresses", "", "create", "kurz-system"},
+	{"networking.k8s.io", "ingresses", "", "update", "kurz-system"},
+	{"networking.k8s.io", "ingresses", "", "delete", "kurz-system"},
+	{"networking.k8s.io", "ingresses", "", "watch", "kurz-system"},
+	{"", "secrets", "", "list", "kurz-system"},
+	{"", "secrets", "", "watch", "kurz-system"},
+	{"cert-manager.io", "certificates", "", "list", "kurz-system"},
+	{"cert-manager.io", "certificates", "", "watch", "kurz-system"},
 }
 
 // managerMustNot are requests no kurz code makes: granting them would only
@@ -69,6 +78,12 @@ var managerMustNot = []access{
 	{"kurz.dev", "links", "", "deletecollection", "team-a"},
 	{"", "secrets", "", "get", "team-a"},
 	{"", "secrets", "", "list", ""},
+	{"", "secrets", "", "create", "kurz-system"},
+	{"", "secrets", "", "update", "kurz-system"},
+	{"networking.k8s.io", "ingresses", "", "list", ""},
+	{"networking.k8s.io", "ingresses", "", "create", "team-a"},
+	{"cert-manager.io", "certificates", "", "create", "kurz-system"},
+	{"cert-manager.io", "certificates", "", "list", "team-a"},
 	{"", "namespaces", "", "create", ""},
 	{"", "namespaces", "", "delete", ""},
 	{"", "configmaps", "", "get", "kurz-system"},

@@ -87,5 +87,20 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err := domains.SetupWithManager(mgr, o.DomainWorkers); err != nil {
 		return fmt.Errorf("set up Domain controller: %w", err)
 	}
+	if o.Ingress.Class == "" {
+		return nil
+	}
+	ingresses := &IngressReconciler{
+		Client:       mgr.GetClient(),
+		Reader:       mgr.GetAPIReader(),
+		Recorder:     mgr.GetEventRecorder("kurz.dev/ingress-controller"),
+		Config:       o.Ingress.config(),
+		Grace:        o.Ingress.GracePeriod,
+		Certificates: o.certificates,
+		Now:          time.Now,
+	}
+	if err := ingresses.SetupWithManager(mgr, o.DomainWorkers); err != nil {
+		return fmt.Errorf("set up Ingress controller: %w", err)
+	}
 	return nil
 }

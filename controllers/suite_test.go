@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -47,7 +49,11 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{
+		// cert-manager's CRDs (make cert-manager-crds), so TLSReady reads
+		// real Certificates.
+		CRDPaths: []string{filepath.Join(testenv.RepoRoot(), "test", "crds", "cert-manager")},
+	}, func(e *testenv.Env) error {
 		cfg, k8sClient = e.Config, e.Client
 		return nil
 	})
@@ -85,6 +91,21 @@ func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune 
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+	}
+	if o.Ingress.Class != "" {
+		// As internal/manager does: Ingresses, Secrets and Certificates
+		// are cached in the ingress namespace only.
+		httpClient, err := rest.HTTPClientFor(restCfg)
+		if err != nil {
+			t.Fatalf("http client: %v", err)
+		}
+		mapper, err := apiutil.NewDynamicRESTMapper(restCfg, httpClient)
+		if err != nil {
+			t.Fatalf("rest mapper: %v", err)
+		}
+		if mo.Cache.ByObject, err = o.CacheByObject(mapper); err != nil {
+			t.Fatalf("cache by object: %v", err)
+		}
 	}
 	if tune != nil {
 		tune(&mo)

@@ -141,6 +141,7 @@ clickFlushInterval: 30s
 metrics: {enable: true, port: 9090, service: {enable: false}}
 leaderElection: {enable: false}
 crds: {install: false}
+ingress: {className: nginx, annotations: {cert-manager.io/cluster-issuer: letsencrypt, nginx.ingress.kubernetes.io/ssl-redirect: "true"}, gracePeriod: 2h}
 extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 `),
 		check: func(g *WithT, stored map[string]*unstructured.Unstructured, args []string, c corev1.Container) {
@@ -154,7 +155,10 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 				"--redirect-target=go.example.com", "--redirect-target=203.0.113.7",
 				"--dns-server=10.96.0.10:53", "--click-flush-interval=30s",
 				"--metrics-bind-address=:9090",
-				"--redirect-status=301", "--api-trusted-proxies=10.0.0.0/8"))
+				"--redirect-status=301", "--api-trusted-proxies=10.0.0.0/8",
+				"--ingress-class=nginx", "--ingress-grace-period=2h",
+				"--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt",
+				"--ingress-annotation=nginx.ingress.kubernetes.io/ssl-redirect=true"))
 			g.Expect(args).NotTo(ContainElement(HavePrefix("--leader-elect")))
 			g.Expect(c.Ports).To(ContainElement(corev1.ContainerPort{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP}))
 			g.Expect(cookieSecretRef(c)).To(Equal("kurz-redirect-cookie"))
@@ -177,6 +181,7 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 			g.Expect(stored).NotTo(HaveKey("Service/kurz-metrics"))
 			g.Expect(stored).To(HaveKey("CustomResourceDefinition/links.kurz.dev"))
 			g.Expect(stored).To(HaveKey("CustomResourceDefinition/domains.kurz.dev"))
+			g.Expect(args).NotTo(ContainElement(HavePrefix("--ingress-")), "no Ingresses unless a class is given")
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,6 +210,11 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 				}
 			}
 			subjects, _, _ := unstructured.NestedSlice(stored["ClusterRoleBinding/kurz-manager"].Object, "subjects")
+			g.Expect(subjects).To(ConsistOf(HaveKeyWithValue("namespace", "links-prod")))
+			// Ingresses, Secrets and Certificates: a Role in the release
+			// namespace, bound to the ServiceAccount there.
+			g.Expect(stored).To(HaveKey("Role/kurz-manager"))
+			subjects, _, _ = unstructured.NestedSlice(stored["RoleBinding/kurz-manager"].Object, "subjects")
 			g.Expect(subjects).To(ConsistOf(HaveKeyWithValue("namespace", "links-prod")))
 		})
 	}

@@ -72,3 +72,27 @@ func IsWarning(reason string) bool {
 // ChallengeRecordPrefix is prepended to a hostname to name the TXT record
 // that proves ownership: _kurz-challenge.<domain>.
 const ChallengeRecordPrefix = "_kurz-challenge."
+
+// ConditionTLSReady is a Domain's HTTPS condition, set only when kurz
+// manages routing (--ingress-class): True when the hostname's Ingress exists
+// and its Secret holds a certificate valid for the hostname.
+const ConditionTLSReady = "TLSReady"
+
+// Reasons of a Domain's TLSReady condition, in the order they are checked.
+const (
+	// ReasonRoutePending: no Ingress routes the hostname, because the
+	// Domain does not hold it or is not Active (yet).
+	ReasonRoutePending = "RoutePending"
+	// ReasonCertificateNotReady: cert-manager's Certificate for the Secret
+	// is not Ready; the message is the Certificate's.
+	ReasonCertificateNotReady = "CertificateNotReady"
+	// ReasonSecretMissing: the Secret does not exist or holds no
+	// certificate yet.
+	ReasonSecretMissing = "SecretMissing"
+	// ReasonCertificateInvalid: the Secret's certificate does not cover the
+	// hostname, cannot be parsed, or has expired.
+	ReasonCertificateInvalid = "CertificateInvalid"
+	// ReasonCertificateValid: the Ingress exists and the Secret holds a
+	// certificate valid for the hostname (status.tls.notAfter).
+	ReasonCertificateValid = "CertificateValid"
+)

@@ -30,6 +30,9 @@ func devOptions() manager.Options {
 	o.ShutdownDelay = 0
 	o.API.BindAddress = "127.0.0.1:8080"
 	o.Redirect.BindAddress = "127.0.0.1:8081"
+	// No pod, so no namespace of its own: Ingresses (with --ingress-class)
+	// go to default.
+	o.Controllers.Ingress.Namespace = "default"
 	return o
 }
 

@@ -48,6 +48,10 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		return nil, err
 	}
 	grace := gracefulShutdownTimeout(o)
+	byObject, err := cacheByObject(cfg, &o)
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme,
 		Metrics:                 metricsOptions(o),
@@ -57,6 +61,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 			// managedFields are a large share of every object and no role
 			// reads them; dropping them keeps memory per link small.
 			DefaultTransform: cache.TransformStripManagedFields(),
+			ByObject:         byObject,
 		},
 	})
 	if err != nil {

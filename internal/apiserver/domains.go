@@ -172,8 +172,9 @@ func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller)
 	}
 	d := cur
 	for attempt := 1; ; attempt++ {
+		orig := d.DeepCopy()
 		in.apply(&d.Spec)
-		err = s.client.Update(ctx, d)
+		err = s.client.Patch(ctx, d, specPatch(orig))
 		if err == nil {
 			break
 		}

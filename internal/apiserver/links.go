@@ -93,8 +93,9 @@ func (s *server) updateLink(w http.ResponseWriter, r *http.Request, c *caller) e
 
 	link := cur
 	for attempt := 1; ; attempt++ {
+		orig := link.DeepCopy()
 		in.apply(&link.Spec, hash)
-		err = s.client.Update(ctx, link)
+		err = s.client.Patch(ctx, link, specPatch(orig))
 		if err == nil {
 			break
 		}

@@ -82,3 +82,12 @@ func awaitDelete[T client.Object](ctx context.Context, s *server, ix *pagination
 		logf.FromContext(ctx).Info("delete not yet visible in the cache", "object", client.ObjectKeyFromObject(obj), "error", err.Error())
 	}
 }
+
+// specPatch is how the API writes an update: a JSON merge patch of what
+// the request changed since orig, under orig's resourceVersion. An Update
+// would send the cached object whole, and the cache drops what no role
+// reads (managedFields, kubectl's last-applied annotation): the write would
+// delete them on the server.
+func specPatch(orig client.Object) client.Patch {
+	return client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
+}

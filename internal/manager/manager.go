@@ -61,11 +61,13 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		Scheme:                  Scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
+		PprofBindAddress:        o.PprofBindAddress,
 		GracefulShutdownTimeout: &grace,
 		Cache: cache.Options{
-			// managedFields are a large share of every object and no role
-			// reads them; dropping them keeps memory per link small.
-			DefaultTransform: cache.TransformStripManagedFields(),
+			// Every replica holds every Link: managedFields, the
+			// last-applied annotation and repeated strings would be most
+			// of its memory (transform.go).
+			DefaultTransform: slimForCache,
 		},
 	})
 	if err != nil {

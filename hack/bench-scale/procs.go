@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// managerProc is a running `kurz manager`.
+type managerProc struct {
+	cmd                          *exec.Cmd
+	started                      time.Time
+	api, redirect, health, pprof string
+	done                         chan struct{}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String(), nil
+}
+
+// startManager starts kurz manager with every role against the control
+// plane of kubeconfig, its output in logPath.
+func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
+	m := &managerProc{done: make(chan struct{})}
+	for _, p := range []*string{&m.api, &m.redirect, &m.health, &m.pprof} {
+		a, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		*p = a
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"manager",
+		"--api-bind-address=" + m.api,
+		"--redirect-bind-address=" + m.redirect,
+		"--health-probe-bind-address=" + m.health,
+		"--pprof-bind-address=" + m.pprof,
+		"--metrics-bind-address=0",
+		"--api-rate-limit=0",
+		"--shutdown-delay=0s",
+	}, c.extraArgs...)
+	m.cmd = exec.Command(c.kurz, args...)
+	m.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	m.cmd.Stdout, m.cmd.Stderr = logFile, logFile
+	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	m.started = time.Now()
+	if err := m.cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, err
+	}
+	go func() {
+		_ = m.cmd.Wait()
+		_ = logFile.Close()
+		close(m.done)
+	}()
+	return m, nil
+}
+
+// stop sends SIGTERM and waits for the exit.
+func (m *managerProc) stop() {
+	_ = m.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-m.done:
+	case <-time.After(60 * time.Second):
+		_ = m.cmd.Process.Kill()
+		<-m.done
+	}
+}
+
+func (m *managerProc) exited() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// procStatus reads VmRSS and VmHWM (peak RSS) of pid, in bytes.
+func procStatus(pid int) (rss, peak int64) {
+	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, 0
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(v)
+		if len(fields) == 0 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(fields[0], 10, 64)
+		switch k {
+		case "VmRSS":
+			rss = kb << 10
+		case "VmHWM":
+			peak = kb << 10
+		}
+	}
+	return rss, peak
+}
+
+// saveHeapProfile fetches a heap profile (after a GC) from the manager's
+// pprof endpoint into path and returns `go tool pprof -top` of it.
+func saveHeapProfile(ctx context.Context, m *managerProc, path string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+m.pprof+"/debug/pprof/heap?gc=1", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("heap profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-sample_index=inuse_space", path).CombinedOutput()
+	return string(out), err
+}
+
+// uptime is the first line of /proc/loadavg: the load every timing figure
+// is measured under.
+func uptime() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -48,6 +48,7 @@ type config struct {
 	conns       int
 	restart     bool
 	loadOnly    bool
+	cpuProfile  time.Duration
 	extraArgs   stringList
 }
 
@@ -70,6 +71,7 @@ func main() {
 	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
 	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")
 	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")
+	flag.DurationVar(&c.cpuProfile, "restart-cpu-profile", 20*time.Second, "Profile the CPU of the restarted manager for this long from its start (0: no profile).")
 	flag.Var(&c.extraArgs, "manager-arg", "Extra flag for kurz manager (repeatable).")
 	flag.Parse()
 	ctrllog.SetLogger(logr.Discard()) // the tool's own informer; its progress is logf

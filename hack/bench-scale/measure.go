@@ -26,6 +26,7 @@ type startFigures struct {
 	apiServerRSS   int64
 	etcdRSS        int64
 	settledReadyOK int // Links whose Ready condition is True
+	unsettled      int // Links not reconciled when -settle-timeout ran out
 }
 
 // measure starts the manager, measures the first start and, with
@@ -39,16 +40,23 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	if err != nil {
 		return err
 	}
+	w, err := startWatcher(ctx, c, env)
+	if err != nil {
+		return err
+	}
+	defer w.stop()
+	r.loadAtStart = uptime()
 	m, err := startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-1.log"))
 	if err != nil {
 		return err
 	}
+	w.from(m.started)
 	defer func() { m.stop() }()
 	logf("manager started (pid %d)", m.cmd.Process.Pid)
 	if err := waitServing(ctx, c, m, &r.first); err != nil {
 		return err
 	}
-	if err := waitSettled(ctx, c, env, m, r); err != nil {
+	if err := w.waitSettled(ctx, c, m, r); err != nil {
 		return err
 	}
 	etcdPID, apiPID := env.PIDs()
@@ -74,8 +82,15 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 		return err
 	}
 	r.restarted = true
+	var cpuTop func() string
+	if c.cpuProfile > 0 {
+		cpuTop = startCPUProfile(ctx, m, c.cpuProfile, filepath.Join(c.outDir, "cpu-restart.pprof"))
+	}
 	if err := waitServing(ctx, c, m, &r.restart); err != nil {
 		return err
+	}
+	if cpuTop != nil {
+		r.restartCPUTop = cpuTop()
 	}
 	if r.restart.heapTop, err = saveHeapProfile(ctx, m, filepath.Join(c.outDir, "heap-restart.pprof")); err != nil {
 		logf("heap profile: %v", err)
@@ -144,6 +159,8 @@ func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures)
 // results are every figure of a run.
 type results struct {
 	n                         int
+	restartCPUTop             string
+	loadAtStart               string
 	loadRate                  float64 // creates/s; -1: Links were there
 	first, restart            startFigures
 	restarted                 bool
@@ -171,10 +188,16 @@ func (r *results) print(w *os.File) {
 		p("load (creates, client-go)", fmt.Sprintf("%.0f/s", r.loadRate))
 	}
 	f := r.first
+	p("load average when the manager started", r.loadAtStart)
 	p("first start: /readyz passes", secs(f.ready))
 	p("first start: last link redirects", fmt.Sprintf("%s (load %s)", secs(f.served), f.loadAtServed))
-	p("controllers settled (every Link reconciled)", fmt.Sprintf("%s (load %s; %d Ready)", secs(f.settled), f.loadAtSettled, f.settledReadyOK))
-	p("kurz RSS, settled", mib(f.settledRSS)+perLink(f.settledRSS))
+	if f.unsettled > 0 {
+		p("controllers settled (every Link reconciled)", fmt.Sprintf("not within %s: %d of %d reconciled (load %s)", secs(f.settled), r.n-f.unsettled, r.n, f.loadAtSettled))
+		p("kurz RSS, at the timeout", mib(f.settledRSS)+perLink(f.settledRSS))
+	} else {
+		p("controllers settled (every Link reconciled)", fmt.Sprintf("%s (load %s; %d Ready)", secs(f.settled), f.loadAtSettled, f.settledReadyOK))
+		p("kurz RSS, settled", mib(f.settledRSS)+perLink(f.settledRSS))
+	}
 	p("kurz peak RSS, first start", mib(f.peakRSS))
 	p("kube-apiserver RSS", mib(f.apiServerRSS))
 	p("etcd RSS", mib(f.etcdRSS))
@@ -189,11 +212,14 @@ func (r *results) print(w *os.File) {
 		p("kurz RSS 10 s after serving, restart", mib(s.rss10s)+perLink(s.rss10s))
 		p("kurz peak RSS, restart", mib(s.peakRSS))
 	}
-	for name, top := range map[string]string{"settled": f.heapTop, "restart": r.restart.heapTop} {
+	for _, t := range []struct{ name, top string }{
+		{"heap profile, settled", f.heapTop}, {"heap profile, restart", r.restart.heapTop}, {"CPU profile of the restart", r.restartCPUTop},
+	} {
+		top := t.top
 		if top == "" {
 			continue
 		}
-		fmt.Fprintf(w, "\nheap profile, %s (top 15):\n", name)
+		fmt.Fprintf(w, "\n%s (top 15):\n", t.name)
 		lines := strings.Split(top, "\n")
 		fmt.Fprintln(w, strings.Join(lines[:min(len(lines), 21)], "\n"))
 	}

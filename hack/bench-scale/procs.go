@@ -152,6 +152,41 @@ func saveHeapProfile(ctx context.Context, m *managerProc, path string) (string, 
 	return string(out), err
 }
 
+// startCPUProfile fetches a CPU profile of the manager's next d into path
+// in the background (the profiler listens early in the start) and returns
+// a function that waits for it and returns `go tool pprof -top` of it.
+func startCPUProfile(ctx context.Context, m *managerProc, d time.Duration, path string) func() string {
+	out := make(chan string, 1)
+	go func() {
+		var resp *http.Response
+		var err error
+		for range 100 { // until the profiler listens
+			resp, err = http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", m.pprof, int(d.Seconds())))
+			if err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err != nil {
+			out <- "cpu profile: " + err.Error()
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		f, err := os.Create(path)
+		if err == nil {
+			_, err = io.Copy(f, resp.Body)
+			_ = f.Close()
+		}
+		if err != nil {
+			out <- "cpu profile: " + err.Error()
+			return
+		}
+		top, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", path).CombinedOutput()
+		out <- string(top)
+	}()
+	return func() string { return <-out }
+}
+
 // uptime is the first line of /proc/loadavg: the load every timing figure
 // is measured under.
 func uptime() string {

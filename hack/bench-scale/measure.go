@@ -17,6 +17,7 @@ import (
 type startFigures struct {
 	ready, served  time.Duration // /readyz passes; the last Link redirects
 	peakRSS        int64         // VmHWM up to served
+	cpuServed      float64       // CPU seconds used until served
 	rss10s         int64         // RSS 10 s after served
 	heapTop        string
 	loadAtServed   string
@@ -139,6 +140,7 @@ func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures)
 		if f.served == 0 && get(last, host) == http.StatusFound {
 			f.served = time.Since(m.started)
 			_, f.peakRSS = procStatus(m.cmd.Process.Pid)
+			f.cpuServed = cpuSeconds(m.cmd.Process.Pid)
 			f.loadAtServed = uptime()
 			logf("last Link redirects after %s", f.served.Round(100*time.Millisecond))
 		}
@@ -190,7 +192,7 @@ func (r *results) print(w *os.File) {
 	f := r.first
 	p("load average when the manager started", r.loadAtStart)
 	p("first start: /readyz passes", secs(f.ready))
-	p("first start: last link redirects", fmt.Sprintf("%s (load %s)", secs(f.served), f.loadAtServed))
+	p("first start: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(f.served), f.loadAtServed, f.cpuServed))
 	if f.unsettled > 0 {
 		p("controllers settled (every Link reconciled)", fmt.Sprintf("not within %s: %d of %d reconciled (load %s)", secs(f.settled), r.n-f.unsettled, r.n, f.loadAtSettled))
 		p("kurz RSS, at the timeout", mib(f.settledRSS)+perLink(f.settledRSS))
@@ -208,7 +210,7 @@ func (r *results) print(w *os.File) {
 	if r.restarted {
 		s := r.restart
 		p("restart: /readyz passes", secs(s.ready))
-		p("restart: last link redirects", fmt.Sprintf("%s (load %s)", secs(s.served), s.loadAtServed))
+		p("restart: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(s.served), s.loadAtServed, s.cpuServed))
 		p("kurz RSS 10 s after serving, restart", mib(s.rss10s)+perLink(s.rss10s))
 		p("kurz peak RSS, restart", mib(s.peakRSS))
 	}

@@ -77,7 +77,7 @@ func startWatcher(ctx context.Context, c config, env *devenv.Env) (*watcher, err
 	start := time.Now()
 	if !ca.WaitForCacheSync(ctx) {
 		cancel()
-		return nil, errors.New("Link informer did not sync")
+		return nil, errors.New("the Link informer did not sync")
 	}
 	logf("watch cache warm: listed the Links in %s", time.Since(start).Round(100*time.Millisecond))
 	return w, nil

@@ -18,6 +18,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/apiserver"
+	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/redirect"
 )
@@ -66,8 +67,8 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		Cache: cache.Options{
 			// Every replica holds every Link: managedFields, the
 			// last-applied annotation and repeated strings would be most
-			// of its memory (transform.go).
-			DefaultTransform: slimForCache,
+			// of its memory (internal/cacheslim).
+			DefaultTransform: cacheslim.Transform,
 		},
 	})
 	if err != nil {

@@ -1,4 +1,7 @@
-package manager
+// Package cacheslim is the transform of kurz's informer cache: every
+// replica holds every Link, so what no role reads is dropped before an
+// object is stored, and strings many objects repeat share one copy.
+package cacheslim
 
 import (
 	"sync"
@@ -9,17 +12,17 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
-// lastApplied is the annotation client-side `kubectl apply` writes: the
+// LastApplied is the annotation client-side `kubectl apply` writes: the
 // whole object again, as JSON. No role reads it.
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+const LastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// slimForCache is the cache's transform: every replica holds every Link, so
-// what no role reads is dropped before an object is stored, and strings that
-// repeat across objects (namespace, hostname, condition type, status and
-// reason) share one copy. Writes never start from a cached object as a whole
-// (the API patches spec, the controllers and the redirect servers patch
-// status), so nothing dropped here is ever written back as missing.
-func slimForCache(in any) (any, error) {
+// Transform is the cache's DefaultTransform: it drops managedFields and
+// the last-applied annotation, and makes strings that repeat across objects
+// (namespace, hostname, condition type, status and reason) share one copy.
+// Writes never start from a cached object as a whole (the API patches
+// spec, the controllers and the redirect servers patch status), so nothing
+// dropped here is ever written back as missing.
+func Transform(in any) (any, error) {
 	obj, err := meta.Accessor(in)
 	if err != nil {
 		return in, nil //nolint:nilerr // not an object (a tombstone): stored as it is
@@ -29,8 +32,8 @@ func slimForCache(in any) (any, error) {
 		obj.SetManagedFields(nil)
 	}
 	if a := obj.GetAnnotations(); a != nil {
-		if _, ok := a[lastApplied]; ok {
-			delete(a, lastApplied)
+		if _, ok := a[LastApplied]; ok {
+			delete(a, LastApplied)
 			if len(a) == 0 {
 				obj.SetAnnotations(nil)
 			}

@@ -75,8 +75,8 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code from markers.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: helm
-helm: $(KUSTOMIZE) ## Generate the Helm chart dist/chart from config/ (hack/gen-dist).
-	$(KUSTOMIZE) build config/default | $(GO) run ./hack/gen-dist -chart dist/chart
+helm: $(KUSTOMIZE) ## Generate the Helm chart dist/chart from config/ (hack/gen-dist); config/prometheus is its optional ServiceMonitor.
+	{ $(KUSTOMIZE) build config/default; echo ---; $(KUSTOMIZE) build config/prometheus; } | $(GO) run ./hack/gen-dist -chart dist/chart
 
 .PHONY: build-installer
 build-installer: $(KUSTOMIZE) ## Generate dist/install.yaml from config/default, with image IMG.
@@ -90,6 +90,10 @@ verify: manifests generate ## Fail when generated files (api, config, dist) are 
 		echo "generated files are stale; run 'make manifests generate helm build-installer' and commit:"; \
 		git status --porcelain -- api config dist; git diff --stat -- api config dist; exit 1; \
 	fi
+
+.PHONY: cert-manager-crds
+cert-manager-crds: ## Copy cert-manager's CRDs (CERT_MANAGER_VERSION) from its Go module into test/crds/cert-manager for the tests.
+	GO=$(GO) hack/cert-manager-crds.sh
 
 .PHONY: fmt
 fmt: ## go fmt.

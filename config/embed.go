@@ -1,5 +1,3 @@
-// Package config embeds the manifests the kurz binary installs by itself:
-// `kurz dev` applies the CRDs and the API user roles to its local control plane.
 package config
 
 import "embed"
@@ -14,3 +12,10 @@ var CRDs embed.FS
 //
 //go:embed rbac/user_roles.yaml
 var UserRoles []byte
+
+// MetricsReaderRole is the ClusterRole kurz-metrics-reader: bound to a
+// subject, its token may scrape /metrics (served over HTTPS with token
+// checks by default). `kurz dev` installs it so that users can bind it.
+//
+//go:embed rbac/metrics_reader_role.yaml
+var MetricsReaderRole []byte

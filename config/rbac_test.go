@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -55,6 +56,15 @@ var managerNeeds = []access{
 	{"coordination.k8s.io", "leases", "", "create", "kurz-system"},
 	{"coordination.k8s.io", "leases", "", "update", "kurz-system"},
 	{"", "events", "", "create", "kurz-system"},
+	// The Ingress controller, in kurz's own namespace only.
+	{"networking.k8s.io", "ingresses", "", "create", "kurz-system"},
+	{"networking.k8s.io", "ingresses", "", "update", "kurz-system"},
+	{"networking.k8s.io", "ingresses", "", "delete", "kurz-system"},
+	{"networking.k8s.io", "ingresses", "", "watch", "kurz-system"},
+	{"", "secrets", "", "list", "kurz-system"},
+	{"", "secrets", "", "watch", "kurz-system"},
+	{"cert-manager.io", "certificates", "", "list", "kurz-system"},
+	{"cert-manager.io", "certificates", "", "watch", "kurz-system"},
 }
 
 // managerMustNot are requests no kurz code makes: granting them would only
@@ -68,6 +78,12 @@ var managerMustNot = []access{
 	{"kurz.dev", "links", "", "deletecollection", "team-a"},
 	{"", "secrets", "", "get", "team-a"},
 	{"", "secrets", "", "list", ""},
+	{"", "secrets", "", "create", "kurz-system"},
+	{"", "secrets", "", "update", "kurz-system"},
+	{"networking.k8s.io", "ingresses", "", "list", ""},
+	{"networking.k8s.io", "ingresses", "", "create", "team-a"},
+	{"cert-manager.io", "certificates", "", "create", "kurz-system"},
+	{"cert-manager.io", "certificates", "", "list", "team-a"},
 	{"", "namespaces", "", "create", ""},
 	{"", "namespaces", "", "delete", ""},
 	{"", "configmaps", "", "get", "kurz-system"},
@@ -117,6 +133,43 @@ func TestManagerServiceAccountHasLeastPrivilege(t *testing.T) {
 	for _, a := range managerMustNot {
 		g.Expect(allowed(a)).To(BeFalse(), "kurz-manager may not %s %s/%s in %q", a.verb, a.resource, a.subresource, a.namespace)
 	}
+}
+
+// TestMetricsReaderMayOnlyScrape: a ServiceAccount bound to
+// kurz-metrics-reader may get /metrics and nothing else kurz serves or
+// stores; the manager's own ServiceAccount may not scrape.
+func TestMetricsReaderMayOnlyScrape(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	applyRBAC(t)
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-metrics-reader"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "kurz-metrics-reader"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "monitoring", Name: "prometheus"}}}
+	g.Expect(k8s.Create(ctx, binding)).To(Succeed())
+	t.Cleanup(func() { _ = k8s.Delete(context.Background(), binding) })
+
+	may := func(user string, attrs authorizationv1.SubjectAccessReviewSpec) func() (bool, error) {
+		return func() (bool, error) {
+			attrs.User = user
+			review := &authorizationv1.SubjectAccessReview{Spec: attrs}
+			if err := k8s.Create(ctx, review); err != nil {
+				return false, err
+			}
+			return review.Status.Allowed, nil
+		}
+	}
+	scrape := authorizationv1.SubjectAccessReviewSpec{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"}}
+	prometheus := "system:serviceaccount:monitoring:prometheus"
+	g.Eventually(may(prometheus, scrape)).WithTimeout(30 * time.Second).Should(BeTrue())
+	for _, other := range []authorizationv1.SubjectAccessReviewSpec{
+		{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "post"}},
+		{NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/healthz", Verb: "get"}},
+		{ResourceAttributes: &authorizationv1.ResourceAttributes{Group: "kurz.dev", Resource: "links", Verb: "list"}},
+		{ResourceAttributes: &authorizationv1.ResourceAttributes{Resource: "secrets", Verb: "get", Namespace: "kurz-system"}},
+	} {
+		g.Expect(may(prometheus, other)()).To(BeFalse(), "%+v", other)
+	}
+	g.Expect(may("system:serviceaccount:kurz-system:kurz-manager", scrape)()).To(BeFalse())
 }
 
 // applyRBAC creates the objects of `kubectl kustomize config/rbac` (and the

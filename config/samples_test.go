@@ -102,8 +102,8 @@ func TestKubectlGetKurzShowsPrinterColumns(t *testing.T) {
 
 	got := kubectl(t, "get", "kurz", "-n", ns)
 	lines := strings.Split(strings.TrimSpace(got), "\n")
-	g.Expect(lines).To(ContainElement(MatchRegexp(`^NAME\s+DOMAIN\s+KEY\s+URL\s+CLICKS\s+READY\s+AGE$`)), got)
-	g.Expect(lines).To(ContainElement(MatchRegexp(`^NAME\s+DOMAIN\s+STATUS\s+READY\s+REASON\s+TXT RECORD\s+AGE$`)), got)
+	g.Expect(lines).To(ContainElement(MatchRegexp(`^NAME\s+DOMAIN\s+KEY\s+URL\s+CLICKS\s+READY\s+REASON\s+AGE$`)), got)
+	g.Expect(lines).To(ContainElement(MatchRegexp(`^NAME\s+DOMAIN\s+STATUS\s+READY\s+REASON\s+TLS\s+TXT RECORD\s+AGE$`)), got)
 	g.Expect(lines).To(ContainElement(MatchRegexp(`^link.kurz.dev/docs\s+go.example.com\s+docs\s+https://docs.example.com/getting-started\s`)), got)
 	g.Expect(lines).To(ContainElement(MatchRegexp(`^domain.kurz.dev/acme-link\s+acme.link\s`)), got)
 }

@@ -78,45 +78,59 @@ func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain
 // check frees its slot within the DNS timeout, usually far sooner.
 const zoneBusyRetry = time.Second
 
-// setOwnership sets d's phase and Ready condition from who owns its
-// hostname (claims.DomainOwner, with d as this pass sees it). checked says
-// this pass asked DNS; checkErr is that check's failure. Without a check
-// the last message stays when nothing it says changed.
+// setOwnership sets d's phase and conditions from who owns its hostname
+// (claims.DomainOwner, with d as this pass sees it). checked says this pass
+// asked DNS; checkErr is that check's failure. Without a check the last
+// message stays when nothing it says changed.
 func (r *DomainReconciler) setOwnership(d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, checkErr error, checked bool) {
-	owner := claims.DomainOwner(withSelf(claimants, d))
+	rd := domainReadiness(d, claims.DomainOwner(withSelf(claimants, d)))
+	d.Status.Phase = kurzv1alpha1.DomainPending
+	if rd.progress == settled {
+		d.Status.Phase = kurzv1alpha1.DomainActive
+	}
+	// The messages of an owner speak of its last DNS check: a pass that
+	// did not check keeps them (a failed check's words included).
+	if rd.reason == kurzv1alpha1.ReasonVerified || rd.reason == kurzv1alpha1.ReasonVerificationPending {
+		switch {
+		case checkErr != nil && rd.progress == settled:
+			rd.message = checkFailedMessage(checkErr, "the domain stays Active")
+		case checkErr != nil:
+			rd.message = checkFailedMessage(checkErr, rd.message)
+		case !checked:
+			if c := readyWith(d, rd.reason); c != nil {
+				rd.message = c.Message
+			}
+		}
+	}
+	setReadiness(d, rd)
+}
+
+// domainReadiness says how d's state reads (see the api package docs),
+// owner being the Domain that holds its hostname (nil: none can): owned
+// and proven is settled; owned and unproven waits for DNS, and so does a
+// contested claim nobody holds (only its TXT record can settle it);
+// another Domain holding the hostname stalls it.
+func domainReadiness(d, owner *kurzv1alpha1.Domain) readiness {
 	owns := owner != nil && owner.Namespace == d.Namespace && owner.Name == d.Name
 	switch {
 	case owns && claims.Proven(d.Status.Claim):
-		d.Status.Phase = kurzv1alpha1.DomainActive
-		msg := verifiedMessage(d)
-		if checkErr != nil {
-			msg = checkFailedMessage(checkErr, "the domain stays Active")
-		} else if !checked && isReady(d, kurzv1alpha1.ReasonVerified) {
-			return
-		}
-		setDomainReady(d, kurzv1alpha1.ReasonVerified, msg)
+		return readiness{progress: settled, reason: kurzv1alpha1.ReasonVerified, message: verifiedMessage(d)}
 	case owns:
-		d.Status.Phase = kurzv1alpha1.DomainPending
-		msg := pendingMessage(d)
-		if checkErr != nil {
-			msg = checkFailedMessage(checkErr, msg)
-		} else if !checked && isReady(d, kurzv1alpha1.ReasonVerificationPending) {
-			return
-		}
-		setDomainReady(d, kurzv1alpha1.ReasonVerificationPending, msg)
-	case owner == nil && d.DeletionTimestamp == nil:
-		d.Status.Phase = kurzv1alpha1.DomainPending
-		setDomainReady(d, kurzv1alpha1.ReasonTXTRequired, txtRequiredMessage(d))
-	default:
-		d.Status.Phase = kurzv1alpha1.DomainPending
-		setDomainReady(d, kurzv1alpha1.ReasonDomainClaimed, claimedMessage(d, owner))
+		return readiness{progress: waiting, reason: kurzv1alpha1.ReasonVerificationPending, message: pendingMessage(d)}
+	case owner == nil:
+		return readiness{progress: waiting, reason: kurzv1alpha1.ReasonTXTRequired, message: txtRequiredMessage(d)}
 	}
+	return readiness{progress: stalled, reason: kurzv1alpha1.ReasonDomainClaimed, message: claimedMessage(d, owner)}
 }
 
-// isReady reports whether d's Ready condition has reason already.
-func isReady(d *kurzv1alpha1.Domain, reason string) bool {
+// readyWith returns d's Ready condition when it has reason for d's
+// generation already, else nil.
+func readyWith(d *kurzv1alpha1.Domain, reason string) *metav1.Condition {
 	c := meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionReady)
-	return c != nil && c.Reason == reason && c.ObservedGeneration == d.Generation
+	if c == nil || c.Reason != reason || c.ObservedGeneration != d.Generation {
+		return nil
+	}
+	return c
 }
 
 // txtCheck and targetCheck say what one verification learned about each
@@ -151,20 +165,6 @@ func withSelf(claimants []kurzv1alpha1.Domain, d *kurzv1alpha1.Domain) []kurzv1a
 		}
 	}
 	return append(out, *d)
-}
-
-func setDomainReady(d *kurzv1alpha1.Domain, reason, message string) {
-	status := metav1.ConditionFalse
-	if reason == kurzv1alpha1.ReasonVerified {
-		status = metav1.ConditionTrue
-	}
-	meta.SetStatusCondition(&d.Status.Conditions, metav1.Condition{
-		Type:               kurzv1alpha1.ConditionReady,
-		Status:             status,
-		Reason:             reason,
-		Message:            message,
-		ObservedGeneration: d.Generation,
-	})
 }
 
 // The messages name records, not the token: it is in status.record.

@@ -10,13 +10,6 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
-// warningReasons are the Ready reasons that need someone's attention.
-var warningReasons = map[string]bool{
-	kurzv1alpha1.ReasonDomainNotFound: true,
-	kurzv1alpha1.ReasonKeyConflict:    true,
-	kurzv1alpha1.ReasonDomainClaimed:  true,
-}
-
 // readyChanged returns the new Ready condition when its status or reason
 // differs from the old one (a transition), else nil.
 func readyChanged(before, after []metav1.Condition) *metav1.Condition {
@@ -38,7 +31,7 @@ func recordTransition(rec events.EventRecorder, obj runtime.Object, c *metav1.Co
 		return
 	}
 	eventType := corev1.EventTypeNormal
-	if warningReasons[c.Reason] {
+	if kurzv1alpha1.IsWarning(c.Reason) {
 		eventType = corev1.EventTypeWarning
 	}
 	rec.Eventf(obj, nil, eventType, c.Reason, "Reconcile", "%s", c.Message)

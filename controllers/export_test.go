@@ -11,3 +11,6 @@ import (
 func (r *LinkReconciler) LinksOfDomain(ctx context.Context, o client.Object) []reconcile.Request {
 	return r.linksOfDomain(ctx, o)
 }
+
+// CertificateOnly exposes the Secret cache transform to tests.
+var CertificateOnly = certificateOnly

@@ -16,7 +16,7 @@ const (
 	linkActive         = "True/" + kurzv1alpha1.ReasonActive
 	linkDomainNotFound = "False/" + kurzv1alpha1.ReasonDomainNotFound
 	linkKeyConflict    = "False/" + kurzv1alpha1.ReasonKeyConflict
-	linkExpired        = "False/" + kurzv1alpha1.ReasonExpired
+	linkExpired        = "True/" + kurzv1alpha1.ReasonExpired
 )
 
 func TestLinkDomainNotFound(t *testing.T) {

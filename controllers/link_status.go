@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -22,18 +20,49 @@ func setLinkStatus(link *kurzv1alpha1.Link, in linkInputs, now time.Time) (stamp
 	link.Status.ObservedGeneration = link.Generation
 
 	reason := claims.LinkReason(link, in.domains, in.peers, now)
-	status := metav1.ConditionFalse
-	if reason == kurzv1alpha1.ReasonActive {
-		status = metav1.ConditionTrue
-	}
-	meta.SetStatusCondition(&link.Status.Conditions, metav1.Condition{
-		Type:               kurzv1alpha1.ConditionReady,
-		Status:             status,
-		Reason:             reason,
-		Message:            linkMessage(link, reason, in),
-		ObservedGeneration: link.Generation,
-	})
+	setReadiness(link, linkReadiness(link, reason, in))
 	return stamped
+}
+
+// linkReadiness says how the state of reason reads (see the api package
+// docs): Active and Expired are settled, a KeyConflict is stalled, and a
+// DomainNotFound waits or stalls as the link's Domain does.
+func linkReadiness(link *kurzv1alpha1.Link, reason string, in linkInputs) readiness {
+	r := readiness{reason: reason, message: linkMessage(link, reason, in)}
+	switch reason {
+	case kurzv1alpha1.ReasonActive, kurzv1alpha1.ReasonExpired:
+		r.progress = settled
+	case kurzv1alpha1.ReasonKeyConflict:
+		r.progress = stalled
+	default:
+		r.progress, r.cause = domainWait(link, in.domains)
+	}
+	return r
+}
+
+// domainWait says what a link that its namespace's Domain does not serve
+// waits for: that Domain to be created (DomainNotFound) or to publish its
+// TXT record while nobody holds the hostname (TXTRequired), or, stalled,
+// the removal of the other Domain that holds it (DomainClaimed).
+func domainWait(link *kurzv1alpha1.Link, domains []kurzv1alpha1.Domain) (progress, string) {
+	if !hasOwnDomain(link, domains) {
+		return waiting, kurzv1alpha1.ReasonDomainNotFound
+	}
+	if claims.DomainOwner(domains) == nil {
+		return waiting, kurzv1alpha1.ReasonTXTRequired
+	}
+	return stalled, kurzv1alpha1.ReasonDomainClaimed
+}
+
+// hasOwnDomain reports whether a live Domain of the link's namespace has
+// its hostname (domains all have it).
+func hasOwnDomain(link *kurzv1alpha1.Link, domains []kurzv1alpha1.Domain) bool {
+	for i := range domains {
+		if domains[i].Namespace == link.Namespace && domains[i].DeletionTimestamp == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // linkMessage explains reason to a person. It never names another
@@ -43,13 +72,11 @@ func linkMessage(link *kurzv1alpha1.Link, reason string, in linkInputs) string {
 	case kurzv1alpha1.ReasonActive:
 		return "The link serves " + link.ShortURL()
 	case kurzv1alpha1.ReasonDomainNotFound:
-		for i := range in.domains {
-			if in.domains[i].Namespace == link.Namespace && in.domains[i].DeletionTimestamp == nil {
-				// The same words whoever holds the hostname (another
-				// workspace, or nobody while a contested claim waits for
-				// its TXT record): a change elsewhere need not rewrite it.
-				return fmt.Sprintf("Domain %s does not own its hostname: its Ready condition says why and which TXT record to publish", link.Spec.Domain)
-			}
+		if hasOwnDomain(link, in.domains) {
+			// The same words whoever holds the hostname (another
+			// workspace, or nobody while a contested claim waits for its
+			// TXT record): a change elsewhere need not rewrite it.
+			return fmt.Sprintf("Domain %s does not own its hostname: its Ready condition says why and which TXT record to publish", link.Spec.Domain)
 		}
 		return fmt.Sprintf("No Domain %s in this namespace", link.Spec.Domain)
 	case kurzv1alpha1.ReasonKeyConflict:

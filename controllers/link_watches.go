@@ -41,7 +41,8 @@ func (r *LinkReconciler) linksSharingKey(ctx context.Context, o client.Object) [
 // linksOfDomain maps a Domain event to the Links it can affect: the Links
 // of the Domain's own namespace and hostname, and, when the event moved the
 // hostname to another namespace, the Links of the namespace that lost it
-// and of the one that gained it. Not every namespace's Links of the
+// and of the one that gained it (of every namespace with a Domain of the
+// hostname when it moved from or to nobody). Not every namespace's Links of the
 // hostname: a tenant churning a Domain that owns nothing (a squatter's)
 // must not make the controller reconcile the owner's links each time.
 // On a hostname change it is called with the old and the new object, so
@@ -63,6 +64,16 @@ func (r *LinkReconciler) linksOfDomain(ctx context.Context, o client.Object) []r
 		}
 		if before, changed := r.owners.swap(hostname, owner, len(domains.Items) == 0); changed {
 			namespaces = append(namespaces, before, owner)
+			if before == "" || owner == "" {
+				// Held by nobody before or after: the Links of every
+				// claimant namespace go from waiting for TXT proof to
+				// stalled behind the holder, or back. Only the holder
+				// leaving or arriving does this, never a claimant
+				// churning a Domain that owns nothing.
+				for i := range domains.Items {
+					namespaces = append(namespaces, domains.Items[i].Namespace)
+				}
+			}
 		}
 	}
 	var reqs []reconcile.Request

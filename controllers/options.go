@@ -36,6 +36,13 @@ type Options struct {
 	// as with 4 (make bench-scale, README "How it scales").
 	LinkWorkers   int
 	DomainWorkers int
+
+	// Ingress configures the Ingresses kept for verified Domains.
+	Ingress IngressOptions
+	// certificates: cert-manager's Certificate CRD was found when the cache
+	// was configured (CacheByObject), so the Ingress controller reads
+	// Certificates.
+	certificates bool
 }
 
 // DefaultOptions returns the production defaults.
@@ -48,6 +55,7 @@ func DefaultOptions() Options {
 		DNSZoneChecks:      1,
 		LinkWorkers:        16,
 		DomainWorkers:      2,
+		Ingress:            defaultIngressOptions(),
 	}
 }
 
@@ -70,6 +78,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.DNSZoneChecks, "dns-zone-checks", o.DNSZoneChecks, "How many DNS checks may run at once for hostnames of one registrable domain (below --domain-workers), so a slow zone cannot hold every Domain worker.")
 	fs.IntVar(&o.LinkWorkers, "link-workers", o.LinkWorkers, "How many Links are reconciled at once.")
 	fs.IntVar(&o.DomainWorkers, "domain-workers", o.DomainWorkers, "How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout).")
+	o.Ingress.bindFlags(fs)
 }
 
 // Validate rejects options the controllers cannot run with.
@@ -89,5 +98,5 @@ func (o Options) Validate() error {
 	if o.DNSZoneChecks < 1 || o.DNSZoneChecks > max(o.DomainWorkers-1, 1) {
 		return fmt.Errorf("dns-zone-checks (%d) must be at least 1 and below domain-workers (%d)", o.DNSZoneChecks, o.DomainWorkers)
 	}
-	return nil
+	return o.Ingress.validate()
 }

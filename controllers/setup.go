@@ -1,10 +1,3 @@
-// Package controllers holds the Link and Domain reconcilers.
-//
-// The Domain controller proves domains through DNS and settles which
-// namespace holds a hostname; the Link controller decides whether each link
-// serves (Ready) and why not. Both write status only, once per pass and only
-// when it changed, and never react to status writes (click flushes), so a
-// settled cluster costs no writes at all.
 package controllers
 
 import (
@@ -93,6 +86,21 @@ func add(mgr ctrl.Manager, o Options) error {
 	}
 	if err := domains.SetupWithManager(mgr, o.DomainWorkers); err != nil {
 		return fmt.Errorf("set up Domain controller: %w", err)
+	}
+	if o.Ingress.Class == "" {
+		return nil
+	}
+	ingresses := &IngressReconciler{
+		Client:       mgr.GetClient(),
+		Reader:       mgr.GetAPIReader(),
+		Recorder:     mgr.GetEventRecorder("kurz.dev/ingress-controller"),
+		Config:       o.Ingress.config(),
+		Grace:        o.Ingress.GracePeriod,
+		Certificates: o.certificates,
+		Now:          time.Now,
+	}
+	if err := ingresses.SetupWithManager(mgr, o.DomainWorkers); err != nil {
+		return fmt.Errorf("set up Ingress controller: %w", err)
 	}
 	return nil
 }

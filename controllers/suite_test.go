@@ -3,8 +3,6 @@ package controllers_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,32 +15,30 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 var (
 	cfg       *rest.Config
 	k8sClient client.Client
-	// scheme is internal/manager's: built-in kinds and kurz.dev/v1alpha1
+	// scheme is kurz's one scheme, the one internal/manager uses
 	// (internal/manager is not imported, to keep the tests of this package
 	// independent of the other roles).
-	scheme = runtime.NewScheme()
+	scheme = kurzscheme.Scheme
 )
 
 // Redirect targets every test manager is configured with.
@@ -53,37 +49,14 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is unset: run `make test`, or set it to a directory with kube-apiserver and etcd (e.g. bin/k8s after `make control-plane`).")
-		os.Exit(1)
-	}
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(kurzv1alpha1.AddToScheme(scheme))
-	logOut := io.Discard
-	if os.Getenv("KURZ_TEST_LOG") != "" {
-		logOut = os.Stderr
-	}
-	ctrl.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
-
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	var err error
-	if cfg, err = env.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "start envtest: %v\n", err)
-		os.Exit(1)
-	}
-	if k8sClient, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		fmt.Fprintf(os.Stderr, "client: %v\n", err)
-		_ = env.Stop()
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
-	}
-	os.Exit(code)
+	testenv.Main(m, testenv.Options{
+		// cert-manager's CRDs (make cert-manager-crds), so TLSReady reads
+		// real Certificates.
+		CRDPaths: []string{filepath.Join(testenv.RepoRoot(), "test", "crds", "cert-manager")},
+	}, func(e *testenv.Env) error {
+		cfg, k8sClient = e.Config, e.Client
+		return nil
+	})
 }
 
 // testOptions are controller options against srv with short DNS waits.
@@ -118,6 +91,21 @@ func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune 
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+	}
+	if o.Ingress.Class != "" {
+		// As internal/manager does: Ingresses, Secrets and Certificates
+		// are cached in the ingress namespace only.
+		httpClient, err := rest.HTTPClientFor(restCfg)
+		if err != nil {
+			t.Fatalf("http client: %v", err)
+		}
+		mapper, err := apiutil.NewDynamicRESTMapper(restCfg, httpClient)
+		if err != nil {
+			t.Fatalf("rest mapper: %v", err)
+		}
+		if mo.Cache.ByObject, err = o.CacheByObject(mapper); err != nil {
+			t.Fatalf("cache by object: %v", err)
+		}
 	}
 	if tune != nil {
 		tune(&mo)

@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
@@ -140,6 +141,7 @@ clickFlushInterval: 30s
 metrics: {enable: true, port: 9090, service: {enable: false}}
 leaderElection: {enable: false}
 crds: {install: false}
+ingress: {className: nginx, annotations: {cert-manager.io/cluster-issuer: letsencrypt, nginx.ingress.kubernetes.io/ssl-redirect: "true"}, gracePeriod: 2h}
 extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 `),
 		check: func(g *WithT, stored map[string]*unstructured.Unstructured, args []string, c corev1.Container) {
@@ -153,7 +155,10 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 				"--redirect-target=go.example.com", "--redirect-target=203.0.113.7",
 				"--dns-server=10.96.0.10:53", "--click-flush-interval=30s",
 				"--metrics-bind-address=:9090",
-				"--redirect-status=301", "--api-trusted-proxies=10.0.0.0/8"))
+				"--redirect-status=301", "--api-trusted-proxies=10.0.0.0/8",
+				"--ingress-class=nginx", "--ingress-grace-period=2h",
+				"--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt",
+				"--ingress-annotation=nginx.ingress.kubernetes.io/ssl-redirect=true"))
 			g.Expect(args).NotTo(ContainElement(HavePrefix("--leader-elect")))
 			g.Expect(c.Ports).To(ContainElement(corev1.ContainerPort{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP}))
 			g.Expect(cookieSecretRef(c)).To(Equal("kurz-redirect-cookie"))
@@ -176,6 +181,7 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 			g.Expect(stored).NotTo(HaveKey("Service/kurz-metrics"))
 			g.Expect(stored).To(HaveKey("CustomResourceDefinition/links.kurz.dev"))
 			g.Expect(stored).To(HaveKey("CustomResourceDefinition/domains.kurz.dev"))
+			g.Expect(args).NotTo(ContainElement(HavePrefix("--ingress-")), "no Ingresses unless a class is given")
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,7 +211,42 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 			}
 			subjects, _, _ := unstructured.NestedSlice(stored["ClusterRoleBinding/kurz-manager"].Object, "subjects")
 			g.Expect(subjects).To(ConsistOf(HaveKeyWithValue("namespace", "links-prod")))
+			// Ingresses, Secrets and Certificates: a Role in the release
+			// namespace, bound to the ServiceAccount there.
+			g.Expect(stored).To(HaveKey("Role/kurz-manager"))
+			subjects, _, _ = unstructured.NestedSlice(stored["RoleBinding/kurz-manager"].Object, "subjects")
+			g.Expect(subjects).To(ConsistOf(HaveKeyWithValue("namespace", "links-prod")))
 		})
+	}
+}
+
+// TestChartServiceMonitor: metrics.serviceMonitor.enabled adds config/prometheus's
+// ServiceMonitor in the release namespace, which kube-apiserver accepts with
+// the Prometheus Operator's CRD installed (vendored in
+// config/prometheus/testdata); it is off by default and with metrics off.
+func TestChartServiceMonitor(t *testing.T) {
+	g := NewWithT(t)
+	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
+		Paths:              []string{filepath.Join(testenv.RepoRoot(), "config", "prometheus", "testdata")},
+		ErrorIfPathMissing: true,
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	on := map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}}
+	rendered, err := renderChart("links-prod", on)
+	g.Expect(err).NotTo(HaveOccurred())
+	stored := dryRunApply(t, "links-prod", rendered)
+	g.Expect(stored).To(HaveKey("ServiceMonitor/kurz-metrics-monitor"))
+	monitor := stored["ServiceMonitor/kurz-metrics-monitor"]
+	g.Expect(monitor.GetNamespace()).To(Equal("links-prod"))
+	endpoints, _, _ := unstructured.NestedSlice(monitor.Object, "spec", "endpoints")
+	g.Expect(endpoints).To(ConsistOf(And(HaveKeyWithValue("port", "https"), HaveKeyWithValue("scheme", "https"))))
+	g.Expect(stored).To(HaveKey("Service/kurz-metrics"))
+	g.Expect(stored["Service/kurz-metrics"].GetLabels()).To(HaveKeyWithValue("app.kubernetes.io/component", "metrics"))
+
+	for _, values := range []map[string]any{nil, {"metrics": map[string]any{"enable": false, "serviceMonitor": map[string]any{"enabled": true}}}} {
+		rendered, err := renderChart("links-prod", values)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(string(rendered)).NotTo(ContainSubstring("kind: ServiceMonitor"), "values %v", values)
 	}
 }
 
@@ -224,6 +265,7 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"bad pull policy", map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, "pullPolicy"},
 		{"metrics port out of range", map[string]any{"metrics": map[string]any{"port": 70000}}, "port"},
 		{"extraArgs not a list", map[string]any{"extraArgs": "--redirect-status=301"}, "extraArgs"},
+		{"misspelt serviceMonitor switch", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enable": true}}}, "enable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := renderChart("links-prod", tc.values)

@@ -100,6 +100,24 @@ const (
 	ProofTarget DomainProof = "Target"
 )
 
+// DomainTLS is what kurz observed about HTTPS for a Domain's hostname.
+type DomainTLS struct {
+	// ingress is the name of the Ingress routing the hostname, in kurz's
+	// own namespace; empty while there is none.
+	// +optional
+	Ingress string `json:"ingress,omitempty"`
+
+	// secretName is the Secret, in kurz's own namespace, that holds (or
+	// will hold) the hostname's certificate.
+	// +optional
+	SecretName string `json:"secretName,omitempty"`
+
+	// notAfter is when the certificate in secretName expires; unset while
+	// the Secret holds no certificate valid for the hostname.
+	// +optional
+	NotAfter *metav1.Time `json:"notAfter,omitempty"`
+}
+
 // DomainStatus is what kurz observed about a Domain.
 type DomainStatus struct {
 	// claim is the hostname this Domain claims and since when, set by the
@@ -141,11 +159,22 @@ type DomainStatus struct {
 	UpdatedGeneration int64 `json:"updatedGeneration,omitempty"`
 
 	// observedGeneration is the metadata.generation the controller last
-	// reconciled without error.
+	// reconciled without error; 0 until its first pass (the default, so
+	// kstatus and Flux read a new object as in progress, not as current).
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions describe the domain's state; Ready is True when Active.
+	// tls is where HTTPS for the hostname stands, when kurz manages its
+	// routing (--ingress-class); unset otherwise.
+	// +optional
+	TLS *DomainTLS `json:"tls,omitempty"`
+
+	// conditions describe the domain's state: Ready (True when Active),
+	// Reconciling (waiting for DNS) and Stalled (its hostname held by
+	// another Domain), in the kstatus shape GitOps tools read. TLSReady
+	// (only with --ingress-class) is True when the hostname has its Ingress
+	// and a certificate valid for it.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -161,6 +190,9 @@ type DomainStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="TLS",type=string,JSONPath=`.status.conditions[?(@.type=="TLSReady")].status`
+// +kubebuilder:printcolumn:name="TLS Reason",type=string,JSONPath=`.status.conditions[?(@.type=="TLSReady")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Cert Expires",type=string,JSONPath=`.status.tls.notAfter`,priority=1
 // +kubebuilder:printcolumn:name="Proof",type=string,JSONPath=`.status.claim.proof`,priority=1
 // +kubebuilder:printcolumn:name="Contested",type=boolean,JSONPath=`.status.claim.contested`,priority=1
 // +kubebuilder:printcolumn:name="TXT Record",type=string,JSONPath=`.status.record.name`
@@ -177,8 +209,11 @@ type Domain struct {
 	// +required
 	Spec DomainSpec `json:"spec"`
 
-	// status is what kurz observed.
+	// status is what kurz observed. Defaulted to an empty status, so that
+	// observedGeneration (0) reads behind metadata.generation until the
+	// controller's first pass.
 	// +optional
+	// +kubebuilder:default={}
 	Status DomainStatus `json:"status,omitempty"`
 }
 

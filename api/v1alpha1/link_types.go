@@ -134,8 +134,10 @@ type LinkStatus struct {
 	UpdatedGeneration int64 `json:"updatedGeneration,omitempty"`
 
 	// observedGeneration is the metadata.generation the controller last
-	// reconciled without error.
+	// reconciled without error; 0 until its first pass (the default, so
+	// kstatus and Flux read a new object as in progress, not as current).
 	// +optional
+	// +kubebuilder:default=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// clickWriters is the redirect servers' bookkeeping, not for people (kurz's
@@ -157,7 +159,10 @@ type LinkStatus struct {
 	// +optional
 	ClickWritersPrunedThrough *metav1.Time `json:"clickWritersPrunedThrough,omitempty"`
 
-	// conditions describe the link's state; Ready says whether it serves.
+	// conditions describe the link's state: Ready (True while it serves its
+	// destination or, once expired, its expiry behaviour), Reconciling
+	// (waiting for its Domain) and Stalled (a key conflict, or its hostname
+	// held by another Domain), in the kstatus shape GitOps tools read.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -195,7 +200,7 @@ type ClickWriter struct {
 // +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.spec.url`
 // +kubebuilder:printcolumn:name="Clicks",type=integer,JSONPath=`.status.clicks`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Short URL",type=string,JSONPath=`.status.shortURL`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
@@ -208,8 +213,11 @@ type Link struct {
 	// +required
 	Spec LinkSpec `json:"spec"`
 
-	// status is what kurz observed.
+	// status is what kurz observed. Defaulted to an empty status, so that
+	// observedGeneration (0) reads behind metadata.generation until the
+	// controller's first pass.
 	// +optional
+	// +kubebuilder:default={}
 	Status LinkStatus `json:"status,omitempty"`
 }
 

@@ -1,9 +1,12 @@
 package v1alpha1
 
-// The limits below are enforced twice, with the same numbers: by kube-apiserver
+// The rules below are enforced twice, with the same values: by kube-apiserver
 // through the CRD schema (markers on the types) and by the kurz API before it
-// writes anything. Keep the markers in link_types.go and domain_types.go in step
-// with these constants; the CRD validation tests check both doors agree.
+// writes anything (internal/validation compiles its regular expressions from
+// these constants). Markers cannot name Go constants, so they repeat the
+// values; internal/validation's TestMarkersMatchGoTwins reads the generated
+// CRDs and fails, naming both, when a marker and its constant differ or a
+// spec marker has no constant here.
 const (
 	// KeyMaxLength is the longest key a Link may have.
 	KeyMaxLength = 64
@@ -16,12 +19,26 @@ const (
 	// HostnamePattern: lowercase DNS labels of 1-63 letters, digits and inner
 	// hyphens, separated by dots. International names are stored as punycode.
 	HostnamePattern = `^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?([.][a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`
+	// NumericTLDPattern matches what a hostname must not be: one whose
+	// top-level label is all digits, so "10.0.0.1" is an address, not a
+	// domain.
+	NumericTLDPattern = `(^|[.])[0-9]+$`
 
 	// URLMaxLength bounds every URL field (destination, targets, fallbacks).
 	URLMaxLength = 2048
-	// URLSchemePattern: absolute http(s) URL whose authority is a host with an
-	// optional port and no user-info ('@' is refused before the path).
-	URLSchemePattern = `^[hH][tT][tT][pP][sS]?://[^/?#@\s]+([/?#][^\s]*)?$`
+	// URLUserInfoPattern matches what a URL must not have: an '@' in the
+	// authority, user-info that can disguise the real host.
+	URLUserInfoPattern = `^[^/?#]*//[^/?#]*@`
+	// URLSpaceOrControlPattern matches what a URL must not contain: spaces
+	// and control characters, which would reach a Location header raw.
+	URLSpaceOrControlPattern = `[\s\p{Z}\p{C}]`
+
+	// PasswordHashMaxLength bounds spec.passwordHash (a bcrypt hash is 60).
+	PasswordHashMaxLength = 72
+	// PasswordHashPattern: a bcrypt hash with cost 04..12; a higher cost
+	// would make every password check of the redirect server cost seconds
+	// to days of CPU.
+	PasswordHashPattern = `^[$]2[aby]?[$](0[4-9]|1[0-2])[$][./A-Za-z0-9]{53}$`
 
 	// UTMMaxLength bounds each utm_* value.
 	UTMMaxLength = 255

@@ -16,7 +16,9 @@ import (
 )
 
 // devOptions returns the manager options of `kurz dev`: everything on
-// loopback, no health probes, no leader election (one process), and no
+// loopback, metrics over HTTPS with token checks as in a cluster (the local
+// kube-apiserver reviews the tokens; --metrics-secure=false serves plain
+// HTTP to anyone on the machine), no health probes, no leader election (one process), and no
 // shutdown delay: no endpoints or load balancer have to drop a laptop
 // process, so Ctrl-C drains and flushes at once (--shutdown-delay still
 // applies when given).
@@ -28,6 +30,9 @@ func devOptions() manager.Options {
 	o.ShutdownDelay = 0
 	o.API.BindAddress = "127.0.0.1:8080"
 	o.Redirect.BindAddress = "127.0.0.1:8081"
+	// No pod, so no namespace of its own: Ingresses (with --ingress-class)
+	// go to default.
+	o.Controllers.Ingress.Namespace = "default"
 	return o
 }
 
@@ -117,7 +122,7 @@ func runDevManager(ctx context.Context, env *devenv.Env, o manager.Options) erro
 	banner := bannerRunnable(func(ctx context.Context) error {
 		devenv.WaitListening(ctx, 5*time.Second, listening...)
 		if ctx.Err() == nil {
-			env.PrintBanner(os.Stdout, api, redirect)
+			env.PrintBanner(os.Stdout, api, redirect, devenv.MetricsURL(o.MetricsBindAddress, o.MetricsSecure))
 		}
 		return nil
 	})

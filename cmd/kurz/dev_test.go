@@ -60,3 +60,31 @@ func TestDevSpoolsClicksIntoDataDir(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/y/s"))
 }
+
+// TestDevMetricsSecureByDefault: kurz dev serves metrics over HTTPS with
+// token checks, as a cluster does, unless --metrics-secure=false.
+func TestDevMetricsSecureByDefault(t *testing.T) {
+	g := NewWithT(t)
+	c, err := parseDevFlags(nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.manager.MetricsSecure).To(BeTrue())
+	c, err = parseDevFlags([]string{"--metrics-secure=false"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.manager.MetricsSecure).To(BeFalse())
+}
+
+func TestDevIngressFlags(t *testing.T) {
+	g := NewWithT(t)
+	c, err := parseDevFlags([]string{"--ingress-class", "nginx", "--ingress-annotation", "cert-manager.io/cluster-issuer=letsencrypt"})
+	g.Expect(err).NotTo(HaveOccurred())
+	in := c.manager.Controllers.Ingress
+	g.Expect(in.Class).To(Equal("nginx"))
+	g.Expect(in.Namespace).To(Equal("default"), "kurz dev runs in no pod: Ingresses go to default")
+	g.Expect(in.Backend.String()).To(Equal("kurz-redirect:http"))
+	g.Expect(in.Annotations).To(Equal(map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}))
+
+	_, err = parseDevFlags([]string{"--ingress-annotation", "no-equals-sign"})
+	g.Expect(err).To(MatchError(ContainSubstring("want KEY=VALUE")))
+	_, err = parseDevFlags([]string{"--ingress-backend", "kurz-redirect"})
+	g.Expect(err).To(MatchError(ContainSubstring("want SERVICE:PORT")))
+}

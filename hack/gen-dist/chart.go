@@ -93,6 +93,9 @@ func placeOf(o *unstructured.Unstructured) (string, [2]string) {
 		return "crd", [2]string{"{{- if .Values.crds.install }}\n", "{{- end }}\n"}
 	case "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding":
 		return "rbac", always
+	case "ServiceMonitor":
+		// From config/prometheus: only where the Prometheus Operator runs.
+		return "prometheus", [2]string{"{{- if and .Values.metrics.enable .Values.metrics.serviceMonitor.enabled }}\n", "{{- end }}\n"}
 	case "Service":
 		if isMetricsService(o) {
 			return "metrics", [2]string{"{{- if and .Values.metrics.enable .Values.metrics.service.enable }}\n", "{{- end }}\n"}
@@ -172,6 +175,9 @@ func argsBlock(kept []string, col int) string {
 	b.WriteString(ctl + "{{- range .Values.redirectTargets }}" + item + `{{ printf "--redirect-target=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.dnsServer }}" + item + `{{ printf "--dns-server=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.clickFlushInterval }}" + item + `{{ printf "--click-flush-interval=%s" . | quote }}` + ctl + "{{- end }}")
+	b.WriteString(ctl + "{{- with .Values.ingress.className }}" + item + `{{ printf "--ingress-class=%s" . | quote }}` + ctl + "{{- end }}")
+	b.WriteString(ctl + "{{- range $key, $value := .Values.ingress.annotations }}" + item + `{{ printf "--ingress-annotation=%s=%s" $key $value | quote }}` + ctl + "{{- end }}")
+	b.WriteString(ctl + "{{- with .Values.ingress.gracePeriod }}" + item + `{{ printf "--ingress-grace-period=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- range .Values.extraArgs }}" + item + "{{ . | quote }}" + ctl + "{{- end }}")
 	return b.String()
 }

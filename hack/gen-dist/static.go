@@ -68,10 +68,16 @@ stringData:
 `, d.CookieSecretKey),
 
 		"templates/NOTES.txt": []byte(`kurz {{ .Chart.AppVersion }} is installed in {{ .Release.Namespace }}.
-
+{{ if .Values.ingress.className }}
+kurz keeps an Ingress of class {{ .Values.ingress.className }} in {{ .Release.Namespace }} for every
+verified Domain (kubectl get domains shows TLSReady); point link domains'
+DNS at that ingress controller. The API hostname goes to Service kurz-api.
+{{- else }}
 Point your link domains (DNS) and an Ingress or load balancer at Service
-kurz-redirect, and the API hostname at Service kurz-api. Give a team a
-workspace by binding ClusterRole kurz-editor (or kurz-viewer) in a namespace.
+kurz-redirect (or set ingress.className), and the API hostname at Service kurz-api.
+{{- end }}
+Give a team a workspace by binding ClusterRole kurz-editor (or kurz-viewer)
+in a namespace.
 {{- if not (or .Values.cookieSecret.existingSecret .Values.cookieSecret.value) }}
 
 No cookieSecret is set: unless Secret {{ include "kurz.cookieSecretName" . }} exists,
@@ -121,6 +127,11 @@ const valuesSchema = `{
           "type": "object",
           "additionalProperties": false,
           "properties": {"enable": {"type": "boolean"}}
+        },
+        "serviceMonitor": {
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {"enabled": {"type": "boolean"}}
         }
       }
     },
@@ -128,6 +139,15 @@ const valuesSchema = `{
       "type": "object",
       "additionalProperties": false,
       "properties": {"enable": {"type": "boolean"}}
+    },
+    "ingress": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "className": {"type": "string"},
+        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+        "gracePeriod": {"type": "string"}
+      }
     },
     "crds": {
       "type": "object",

@@ -28,6 +28,11 @@ type defaults struct {
 	MetricsEnable      bool
 	MetricsPort        int64
 	LeaderElect        bool
+	// IngressClass, IngressAnnotations and IngressGracePeriod are the
+	// --ingress-* flags: the Ingresses kept for verified Domains.
+	IngressClass       string
+	IngressAnnotations map[string]string
+	IngressGracePeriod string
 	// CookieSecretName and CookieSecretKey are the Secret (and its key)
 	// config/ reads the cookie key from.
 	CookieSecretName, CookieSecretKey string
@@ -38,6 +43,7 @@ type defaults struct {
 var ownedFlags = []string{
 	"--leader-elect", "--metrics-bind-address", "--redirect-trusted-proxies",
 	"--redirect-target", "--dns-server", "--click-flush-interval",
+	"--ingress-class", "--ingress-annotation", "--ingress-grace-period",
 }
 
 // splitArgs takes the owned flags out of the manager's args into d and
@@ -88,6 +94,19 @@ func splitArgs(args []string, d *defaults) ([]string, error) {
 			d.DNSServer = value
 		case "--click-flush-interval":
 			d.ClickFlushInterval = value
+		case "--ingress-class":
+			d.IngressClass = value
+		case "--ingress-annotation":
+			k, v, ok := strings.Cut(value, "=")
+			if !ok {
+				return nil, fmt.Errorf("manager arg %q: want --ingress-annotation=KEY=VALUE", a)
+			}
+			if d.IngressAnnotations == nil {
+				d.IngressAnnotations = map[string]string{}
+			}
+			d.IngressAnnotations[k] = v
+		case "--ingress-grace-period":
+			d.IngressGracePeriod = value
 		}
 	}
 	return kept, nil
@@ -163,6 +182,12 @@ func valuesYAML(d defaults) ([]byte, error) {
 		b, _ := json.Marshal(v)
 		return string(b)
 	}
+	jmap := func(m map[string]string) string {
+		if len(m) == 0 {
+			return "{}"
+		}
+		return j(m)
+	}
 	list := func(l []string) string {
 		if len(l) == 0 {
 			return "[]"
@@ -211,17 +236,35 @@ dnsServer: %s
 # (--click-flush-interval).
 clickFlushInterval: %s
 
-# Prometheus /metrics on :port (--metrics-bind-address), and a Service for it.
+# Prometheus /metrics on :port (--metrics-bind-address), over HTTPS for
+# bearer tokens bound to ClusterRole kurz-metrics-reader, and a Service for
+# it. serviceMonitor: a ServiceMonitor (monitoring.coreos.com/v1) for the
+# Prometheus Operator, whose CRD must be installed; bind Prometheus's
+# ServiceAccount to kurz-metrics-reader.
 metrics:
   enable: %t
   port: %d
   service:
     enable: true
+  serviceMonitor:
+    enabled: false
 
 # Elect a leader (a Lease) to run the controllers (--leader-elect). Turn it off
 # only with one replica.
 leaderElection:
   enable: %t
+
+# HTTPS for custom domains: with className set, kurz keeps one Ingress of that
+# class per verified Domain, in the release namespace, routing the hostname to
+# Service kurz-redirect with a tls entry for Secret kurz-tls-<hostname>
+# (--ingress-class). annotations go on every Ingress (--ingress-annotation),
+# e.g. {cert-manager.io/cluster-issuer: letsencrypt} to have cert-manager
+# issue the certificates. gracePeriod: how long an Ingress outlives its
+# Domain's Active phase; empty: kurz's default (--ingress-grace-period).
+ingress:
+  className: %s
+  annotations: %s
+  gracePeriod: %s
 
 # Install the CRDs Link and Domain. They are kept on helm uninstall (deleting
 # them deletes every Link and Domain): remove them with kubectl delete crd.
@@ -233,7 +276,8 @@ extraArgs: []
 `, d.Repository, j(d.Tag), d.Replicas, resources, list(d.TrustedProxies),
 		d.CookieSecretKey, d.CookieSecretName, d.CookieSecretName,
 		list(d.RedirectTargets), j(d.DNSServer), j(d.ClickFlushInterval),
-		d.MetricsEnable, d.MetricsPort, d.LeaderElect), nil
+		d.MetricsEnable, d.MetricsPort, d.LeaderElect,
+		j(d.IngressClass), jmap(d.IngressAnnotations), j(d.IngressGracePeriod)), nil
 }
 
 // blockYAML is v as the value of a key: a YAML block indented by n below

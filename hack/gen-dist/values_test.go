@@ -17,6 +17,7 @@ func TestSplitArgs(t *testing.T) {
 		"--metrics-bind-address=:9090", "--redirect-trusted-proxies=10.0.0.0/8,192.168.0.0/16",
 		"--redirect-target=a.example.com", "--redirect-target=b.example.com",
 		"--dns-server=10.0.0.10:53", "--click-flush-interval=5s", "--click-spool=/var/lib/kurz/clicks.spool",
+		"--ingress-class=nginx", "--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt", "--ingress-grace-period=2h",
 	}, &d)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(kept).To(Equal([]string{"manager", "--api-bind-address=:8080", "--click-spool=/var/lib/kurz/clicks.spool"}))
@@ -26,6 +27,9 @@ func TestSplitArgs(t *testing.T) {
 		RedirectTargets:    []string{"a.example.com", "b.example.com"},
 		DNSServer:          "10.0.0.10:53",
 		ClickFlushInterval: "5s",
+		IngressClass:       "nginx",
+		IngressAnnotations: map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"},
+		IngressGracePeriod: "2h",
 	}))
 
 	d = defaults{MetricsEnable: true}
@@ -38,6 +42,7 @@ func TestSplitArgs(t *testing.T) {
 		{"--dns-server", "10.0.0.10:53"},          // value in the next arg
 		{"--metrics-bind-address=127.0.0.1:8082"}, // the chart binds :port
 		{"--leader-elect=maybe"},
+		{"--ingress-annotation=no-value"},
 	} {
 		_, err := splitArgs(bad, &defaults{})
 		g.Expect(err).To(HaveOccurred(), "%q", bad)

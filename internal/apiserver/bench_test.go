@@ -18,9 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -30,6 +28,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/pagination"
+	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
 )
 
 // The benchmarks serve requests through the real handler (middleware, auth
@@ -79,9 +78,7 @@ func (s staticListerWatcher) IsWatchListSemanticsUnSupported() bool { return tru
 
 func newBenchServer() (http.Handler, []string, error) {
 	logf.SetLogger(logr.Discard())
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(kurzv1alpha1.AddToScheme(scheme))
+	scheme := kurzscheme.Scheme
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(kurzv1alpha1.GroupVersion.WithKind("Link"), meta.RESTScopeNamespace)
 	mapper.Add(kurzv1alpha1.GroupVersion.WithKind("Domain"), meta.RESTScopeNamespace)
@@ -144,9 +141,9 @@ func newBenchServer() (http.Handler, []string, error) {
 		}
 		switch obj.(type) {
 		case *kurzv1alpha1.Link:
-			err = s.links.Register(inf)
+			err = s.links.index.Register(inf)
 		case *kurzv1alpha1.Domain:
-			err = s.domains.Register(inf)
+			err = s.domains.index.Register(inf)
 		}
 		if err != nil {
 			return nil, nil, err
@@ -157,7 +154,7 @@ func newBenchServer() (http.Handler, []string, error) {
 		return nil, nil, fmt.Errorf("cache did not sync")
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if _, total := s.links.Page(benchNS, 0, 1); total == benchLinks {
+		if _, total := s.links.index.Page(benchNS, 0, 1); total == benchLinks {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -136,7 +136,16 @@
 // Lists are cut from internal/pagination indexes fed by the Link and Domain
 // informers (never sorted per request): newest first, 25 a page, Laravel's
 // envelope with absolute URLs built from the request's scheme and Host, or
-// from --api-public-url behind a proxy.
+// from --api-public-url behind a proxy. After a write, the handler waits
+// (at most Options.WriteWait, 10 s) until that index holds
+// it (internal/visibility), so the writer's next list shows its write.
+//
+// # One way per kind
+//
+// Links and Domains are found, listed, updated and deleted by the same
+// code (resource.go): an update is retried on conflict against the live
+// object (client-go's retry.RetryOnConflict), and a failed write is a 404
+// only when a live read finds the object gone or replaced.
 //
 // # QR codes
 //

@@ -11,11 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/claims"
-	"github.com/kurz-dev/kurz/internal/pagination"
 	"github.com/kurz-dev/kurz/internal/timestamps"
 	kurzvalidation "github.com/kurz-dev/kurz/internal/validation"
 )
@@ -54,51 +52,78 @@ func (in domainInput) apply(spec *kurzv1alpha1.DomainSpec) {
 
 // GET /api/v1/domains
 func (s *server) listDomains(w http.ResponseWriter, r *http.Request, c *caller) error {
-	wid, err := s.workspaceID(r.Context(), c)
-	if err != nil {
-		return err
-	}
-	page := pagination.ParsePage(r.URL.Query().Get("page"))
-	items, total := s.domains.Page(c.workspace, pagination.Offset(page), pagination.PerPage)
-	views := make([]domainView, len(items))
-	for i, d := range items {
-		views[i] = newDomainView(d, wid)
-	}
-	writeJSON(w, http.StatusOK, pagination.Build(s.listURL(r, domainsPath), page, total, views))
-	return nil
+	return s.domains.list(s, w, r, c)
 }
 
 // POST /api/v1/domains
 func (s *server) createDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ctx := r.Context()
+	p, err := s.prepareDomainWrite(r, c, nil)
+	if err != nil {
+		return err
+	}
+	defer p.unlock()
+	d, err := s.createDomainObject(ctx, c, p.in)
+	if err != nil {
+		return err
+	}
+	s.domains.answerWrite(ctx, s, w, http.StatusCreated, d, stampClaim(p.claimants, p.workspaceID, timestamps.StampDomain), p.workspaceID)
+	return nil
+}
+
+// domainWrite is what create and update share before they write.
+type domainWrite struct {
+	in domainInput
+	// claimants are the live Domains claiming the hostname, when the write
+	// claims it anew (a create, or an update that changes the hostname).
+	claimants   []kurzv1alpha1.Domain
+	workspaceID string
+	// unlock releases the hostname lock; the caller must call it.
+	unlock func()
+}
+
+// prepareDomainWrite does what create (cur nil) and update share before
+// they write: decode and validate the body, lock the hostname on this
+// replica, refuse a hostname the workspace already has, and find the
+// workspace id. Nothing is written yet; on success the caller must call
+// unlock.
+func (s *server) prepareDomainWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Domain) (domainWrite, error) {
 	raw, err := decodeObject(r)
 	if err != nil {
-		return err
+		return domainWrite{}, err
 	}
-	in, err := decodeDomainInput(raw)
-	if err != nil {
-		return err
+	p := domainWrite{}
+	if p.in, err = decodeDomainInput(raw); err != nil {
+		return domainWrite{}, err
 	}
-	defer s.locks.lock("domain/" + in.domain)()
-	claimants, err := s.domainsNamed(ctx, in.domain)
-	if err != nil {
-		return err
+	p.unlock = s.locks.lock("domain/" + p.in.domain)
+	if err := s.checkDomainClaims(r.Context(), c, &p, cur); err != nil {
+		p.unlock()
+		return domainWrite{}, err
 	}
-	if err := hostnameFreeInWorkspace(claimants, c.workspace, ""); err != nil {
-		return err
+	return p, nil
+}
+
+// checkDomainClaims fills p's claimants and workspace id. Keeping the
+// hostname changes no claim, so a younger Domain claiming it elsewhere
+// (applied with kubectl) must not lock the owner out.
+func (s *server) checkDomainClaims(ctx context.Context, c *caller, p *domainWrite, cur *kurzv1alpha1.Domain) error {
+	var self types.UID
+	if cur != nil {
+		self = cur.UID
 	}
-	wid, err := s.workspaceID(ctx, c)
-	if err != nil {
-		return err
+	if cur == nil || p.in.domain != string(cur.Spec.Domain) {
+		var err error
+		if p.claimants, err = s.domainsNamed(ctx, p.in.domain); err != nil {
+			return err
+		}
+		if err := hostnameFreeInWorkspace(p.claimants, c.workspace, self); err != nil {
+			return err
+		}
 	}
-	d, err := s.createDomainObject(ctx, c, in)
-	if err != nil {
-		return err
-	}
-	stamp(ctx, s, d, stampClaim(claimants, wid, timestamps.StampDomain))
-	awaitWrite(ctx, s, s.domains, d)
-	writeJSON(w, http.StatusCreated, newDomainView(d, wid))
-	return nil
+	var err error
+	p.workspaceID, err = s.workspaceID(ctx, c)
+	return err
 }
 
 // createDomainObject names the Domain after its hostname, so that `kubectl
@@ -142,81 +167,27 @@ func domainNamePrefix(host string) string {
 // PUT /api/v1/domains/{id}
 func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ctx := r.Context()
-	cur, err := s.findDomain(ctx, c, r.PathValue("id"))
+	cur, err := s.domains.find(ctx, s, c, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	raw, err := decodeObject(r)
+	p, err := s.prepareDomainWrite(r, c, cur)
 	if err != nil {
 		return err
 	}
-	in, err := decodeDomainInput(raw)
+	defer p.unlock()
+	d, err := s.domains.update(ctx, s, cur, func(d *kurzv1alpha1.Domain) { p.in.apply(&d.Spec) })
 	if err != nil {
 		return err
 	}
-	defer s.locks.lock("domain/" + in.domain)()
-	// Keeping the hostname changes no claim, so a younger Domain claiming
-	// it elsewhere (applied with kubectl) must not lock the owner out.
-	var claimants []kurzv1alpha1.Domain
-	if in.domain != string(cur.Spec.Domain) {
-		if claimants, err = s.domainsNamed(ctx, in.domain); err != nil {
-			return err
-		}
-		if err := hostnameFreeInWorkspace(claimants, c.workspace, cur.UID); err != nil {
-			return err
-		}
-	}
-	wid, err := s.workspaceID(ctx, c)
-	if err != nil {
-		return err
-	}
-	d := cur
-	for attempt := 1; ; attempt++ {
-		orig := d.DeepCopy()
-		in.apply(&d.Spec)
-		err = s.client.Patch(ctx, d, specPatch(orig))
-		if err == nil {
-			break
-		}
-		if !apierrors.IsConflict(err) || attempt == maxWriteAttempts {
-			return domainWriteError(err)
-		}
-		fresh := &kurzv1alpha1.Domain{}
-		if err := s.live.Get(ctx, client.ObjectKeyFromObject(cur), fresh); err != nil {
-			return domainWriteError(err)
-		}
-		if fresh.UID != cur.UID || fresh.DeletionTimestamp != nil {
-			return errDomainNotFound()
-		}
-		d = fresh
-	}
-	stamp(ctx, s, d, stampClaim(claimants, wid, timestamps.TouchDomain))
-	awaitWrite(ctx, s, s.domains, d)
-	writeJSON(w, http.StatusOK, newDomainView(d, wid))
+	s.domains.answerWrite(ctx, s, w, http.StatusOK, d, stampClaim(p.claimants, p.workspaceID, timestamps.TouchDomain), p.workspaceID)
 	return nil
 }
 
 // DELETE /api/v1/domains/{id}. The domain's links stay: they stop serving
 // until a Domain with the hostname returns (see DESIGN.md).
 func (s *server) deleteDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ctx := r.Context()
-	d, err := s.findDomain(ctx, c, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if err := s.client.Delete(ctx, d, client.Preconditions{UID: &d.UID}); err != nil {
-		return domainWriteError(err)
-	}
-	awaitDelete(ctx, s, s.domains, d, &kurzv1alpha1.Domain{})
-	writeJSON(w, http.StatusOK, messageBody{Message: msgDomainDeleted})
-	return nil
-}
-
-func domainWriteError(err error) error {
-	if apierrors.IsNotFound(err) || (apierrors.IsConflict(err) && isUIDPrecondition(err)) {
-		return errDomainNotFound()
-	}
-	return err
+	return s.domains.remove(s, w, r, c, msgDomainDeleted)
 }
 
 // hostnameFreeInWorkspace refuses a hostname that another live Domain of

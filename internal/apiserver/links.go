@@ -8,14 +8,12 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/claims"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
-	"github.com/kurz-dev/kurz/internal/pagination"
 	"github.com/kurz-dev/kurz/internal/timestamps"
 )
 
@@ -27,23 +25,12 @@ const (
 
 // GET /api/v1/links: one page of the workspace's links, newest first.
 func (s *server) listLinks(w http.ResponseWriter, r *http.Request, c *caller) error {
-	wid, err := s.workspaceID(r.Context(), c)
-	if err != nil {
-		return err
-	}
-	page := pagination.ParsePage(r.URL.Query().Get("page"))
-	items, total := s.links.Page(c.workspace, pagination.Offset(page), pagination.PerPage)
-	views := make([]linkView, len(items))
-	for i, l := range items {
-		views[i] = newLinkView(l, wid)
-	}
-	writeJSON(w, http.StatusOK, pagination.Build(s.listURL(r, linksPath), page, total, views))
-	return nil
+	return s.links.list(s, w, r, c)
 }
 
 // GET /api/v1/links/{id}
 func (s *server) showLink(w http.ResponseWriter, r *http.Request, c *caller) error {
-	l, err := s.findLink(r.Context(), c, r.PathValue("id"))
+	l, err := s.links.find(r.Context(), s, c, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -58,80 +45,48 @@ func (s *server) showLink(w http.ResponseWriter, r *http.Request, c *caller) err
 // POST /api/v1/links
 func (s *server) createLink(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ctx := r.Context()
-	in, hash, wid, unlock, err := s.prepareLinkWrite(r, c, nil)
+	p, err := s.prepareLinkWrite(r, c, nil)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer p.unlock()
 
 	link := &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{
 		Namespace:    c.workspace,
-		GenerateName: linkNamePrefix(in.key),
+		GenerateName: linkNamePrefix(p.in.key),
 	}}
-	in.apply(&link.Spec, hash)
+	p.in.apply(&link.Spec, p.hash)
 	if err := s.client.Create(ctx, link); err != nil {
 		return fmt.Errorf("create link: %w", err)
 	}
-	stamp(ctx, s, link, timestamps.StampLink)
-	awaitWrite(ctx, s, s.links, link)
-	writeJSON(w, http.StatusCreated, newLinkView(link, wid))
+	s.links.answerWrite(ctx, s, w, http.StatusCreated, link, timestamps.StampLink, p.workspaceID)
 	return nil
 }
 
 // PUT /api/v1/links/{id}
 func (s *server) updateLink(w http.ResponseWriter, r *http.Request, c *caller) error {
 	ctx := r.Context()
-	cur, err := s.findLink(ctx, c, r.PathValue("id"))
+	cur, err := s.links.find(ctx, s, c, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	in, hash, wid, unlock, err := s.prepareLinkWrite(r, c, cur)
+	p, err := s.prepareLinkWrite(r, c, cur)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer p.unlock()
 
-	link := cur
-	for attempt := 1; ; attempt++ {
-		orig := link.DeepCopy()
-		in.apply(&link.Spec, hash)
-		err = s.client.Patch(ctx, link, specPatch(orig))
-		if err == nil {
-			break
-		}
-		if !apierrors.IsConflict(err) || attempt == maxWriteAttempts {
-			return linkWriteError(err)
-		}
-		// Someone else wrote in between (a click flush, kubectl): apply
-		// this request to what is there now.
-		fresh := &kurzv1alpha1.Link{}
-		if err := s.live.Get(ctx, client.ObjectKeyFromObject(cur), fresh); err != nil {
-			return linkWriteError(err)
-		}
-		if fresh.UID != cur.UID || fresh.DeletionTimestamp != nil {
-			return errLinkNotFound()
-		}
-		link = fresh
+	link, err := s.links.update(ctx, s, cur, func(l *kurzv1alpha1.Link) { p.in.apply(&l.Spec, p.hash) })
+	if err != nil {
+		return err
 	}
-	stamp(ctx, s, link, timestamps.TouchLink)
-	awaitWrite(ctx, s, s.links, link)
-	writeJSON(w, http.StatusOK, newLinkView(link, wid))
+	s.links.answerWrite(ctx, s, w, http.StatusOK, link, timestamps.TouchLink, p.workspaceID)
 	return nil
 }
 
 // DELETE /api/v1/links/{id}
 func (s *server) deleteLink(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ctx := r.Context()
-	l, err := s.findLink(ctx, c, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	if err := s.client.Delete(ctx, l, client.Preconditions{UID: &l.UID}); err != nil {
-		return linkWriteError(err)
-	}
-	awaitDelete(ctx, s, s.links, l, &kurzv1alpha1.Link{})
-	writeJSON(w, http.StatusOK, messageBody{Message: msgLinkDeleted})
-	return nil
+	return s.links.remove(s, w, r, c, msgLinkDeleted)
 }
 
 // messageBody is the answer of a delete.
@@ -139,45 +94,41 @@ type messageBody struct {
 	Message string `json:"message"`
 }
 
-// linkWriteError says "not found" for a link deleted (or replaced) while
-// the request was being served.
-func linkWriteError(err error) error {
-	if apierrors.IsNotFound(err) || (apierrors.IsConflict(err) && isUIDPrecondition(err)) {
-		return errLinkNotFound()
-	}
-	return err
-}
-
-// isUIDPrecondition tells a failed uid precondition (the name now belongs
-// to another object) from an ordinary resourceVersion conflict.
-func isUIDPrecondition(err error) bool {
-	return strings.Contains(err.Error(), "Precondition failed: UID")
+// linkWrite is what create and update share before they write.
+type linkWrite struct {
+	in linkInput
+	// hash is the bcrypt hash of a password being set, nil when none is.
+	hash        *string
+	workspaceID string
+	// unlock releases the domain+key lock; the caller must call it.
+	unlock func()
 }
 
 // prepareLinkWrite does what create (cur nil) and update share before they
 // write: decode and validate the body, lock the domain+key on this replica,
 // check the claims, hash the password and find the workspace id. Nothing is
 // written yet; on success the caller must call unlock.
-func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Link) (in linkInput, hash *string, workspaceID string, unlock func(), err error) {
+func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Link) (linkWrite, error) {
 	raw, err := decodeObject(r)
 	if err != nil {
-		return in, nil, "", nil, err
+		return linkWrite{}, err
 	}
-	if in, err = decodeLinkInput(raw); err != nil {
-		return in, nil, "", nil, err
+	p := linkWrite{}
+	if p.in, err = decodeLinkInput(raw); err != nil {
+		return linkWrite{}, err
 	}
-	release := s.locks.lock(c.workspace + "/" + in.domain + "/" + in.key)
+	p.unlock = s.locks.lock(c.workspace + "/" + p.in.domain + "/" + p.in.key)
 	ctx := r.Context()
-	if err = s.checkLinkClaims(ctx, c, in, cur); err == nil {
-		if hash, err = hashPassword(in.password); err == nil {
-			workspaceID, err = s.workspaceID(ctx, c)
+	if err = s.checkLinkClaims(ctx, c, p.in, cur); err == nil {
+		if p.hash, err = hashPassword(p.in.password); err == nil {
+			p.workspaceID, err = s.workspaceID(ctx, c)
 		}
 	}
 	if err != nil {
-		release()
-		return in, nil, "", nil, err
+		p.unlock()
+		return linkWrite{}, err
 	}
-	return in, hash, workspaceID, release, nil
+	return p, nil
 }
 
 // checkLinkClaims checks what needs the cluster: the domain is held by a

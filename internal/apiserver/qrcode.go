@@ -14,7 +14,7 @@ var qrParams = []string{"download", "color", "background", "size", "level", "mar
 // PUT /api/v1/links/{id}/qr-code: the QR code of the short link, as PNG
 // (or SVG). Parameters come from the query string or a JSON body.
 func (s *server) linkQRCode(w http.ResponseWriter, r *http.Request, c *caller) error {
-	l, err := s.findLink(r.Context(), c, r.PathValue("id"))
+	l, err := s.links.find(r.Context(), s, c, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
-	"github.com/kurz-dev/kurz/internal/pagination"
 	"github.com/kurz-dev/kurz/internal/qr"
 )
 
@@ -36,8 +35,8 @@ type server struct {
 	// live reads from kube-apiserver, for re-reads after a write conflict.
 	live client.Reader
 
-	links   *pagination.Index[*kurzv1alpha1.Link]
-	domains *pagination.Index[*kurzv1alpha1.Domain]
+	links   *resource[*kurzv1alpha1.Link, linkView]
+	domains *resource[*kurzv1alpha1.Domain, domainView]
 	auth    *authenticator
 	limiter *rateLimiter
 	// unknownLimiter limits requests with tokens not known to be good, per
@@ -53,8 +52,8 @@ func newServer(c client.Client, live client.Reader, o Options) *server {
 		opts:           o,
 		client:         c,
 		live:           live,
-		links:          pagination.NewIndex(linkCreatedAt),
-		domains:        pagination.NewIndex(domainCreatedAt),
+		links:          linkResource(),
+		domains:        domainResource(),
 		auth:           newAuthenticator(c, o.TokenAudiences, o.AuthCacheTTL),
 		limiter:        newRateLimiter(o.RateLimit),
 		unknownLimiter: newRateLimiter(o.UnauthenticatedRateLimit),

@@ -153,14 +153,14 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("api server: Link informer: %w", err)
 	}
-	if err := s.links.Register(linkInformer); err != nil {
+	if err := s.links.index.Register(linkInformer); err != nil {
 		return err
 	}
 	domainInformer, err := mgr.GetCache().GetInformer(ctx, &kurzv1alpha1.Domain{})
 	if err != nil {
 		return fmt.Errorf("api server: Domain informer: %w", err)
 	}
-	if err := s.domains.Register(domainInformer); err != nil {
+	if err := s.domains.index.Register(domainInformer); err != nil {
 		return err
 	}
 	if _, err := mgr.GetCache().GetInformer(ctx, &corev1.Namespace{}); err != nil {

@@ -12,21 +12,17 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
@@ -38,7 +34,7 @@ const (
 )
 
 var (
-	env *envtest.Environment
+	env *testenv.Env
 	// k8s talks to kube-apiserver directly, as kubectl would.
 	k8s client.Client
 	// clientset creates ServiceAccount tokens (TokenRequest).
@@ -62,67 +58,48 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
 		os.Exit(m.Run())
 	}
-	code, err := runWithControlPlane(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(code)
+	testenv.Main(m, testenv.Options{}, setupSuite)
 }
 
-func runWithControlPlane(m *testing.M) (int, error) {
+// setupSuite starts the manager as internal/manager builds it, with only
+// the API server (twice: baseURL and limitedURL); its requests pass
+// tokenReviews' counter.
+func setupSuite(e *testenv.Env) error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
-	e, cfg, err := testenv.Start()
-	if err != nil {
-		return 0, err
-	}
-	env = e
-	defer func() {
-		if err := env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stop control plane:", err)
-		}
-	}()
-
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(kurzv1alpha1.AddToScheme(scheme))
-	if k8s, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return 0, err
-	}
-	if clientset, err = kubernetes.NewForConfig(cfg); err != nil {
-		return 0, err
+	env, k8s = e, e.Client
+	var err error
+	if clientset, err = kubernetes.NewForConfig(e.Config); err != nil {
+		return err
 	}
 	if err := applyUserRoles(context.Background()); err != nil {
-		return 0, err
+		return err
 	}
 
-	// The manager as internal/manager builds it, with only the API server;
-	// its requests pass tokenReviews' counter.
-	mgrCfg := rest.CopyConfig(cfg)
+	mgrCfg := rest.CopyConfig(e.Config)
 	mgrCfg.Wrap(tokenReviews.wrap)
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
-		Scheme:                 scheme,
+		Scheme:                 kurzscheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Cache:                  cache.Options{DefaultTransform: cacheslim.Transform},
 	})
 	if err != nil {
-		return 0, err
+		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := fieldindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		cancel()
-		return 0, err
+		return err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		cancel()
-		return 0, err
+		return err
 	}
 	limitedLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		cancel()
-		return 0, err
+		return err
 	}
 	baseURL, limitedURL = "http://"+ln.Addr().String(), "http://"+limitedLn.Addr().String()
 	o := DefaultOptions()
@@ -131,7 +108,7 @@ func runWithControlPlane(m *testing.M) (int, error) {
 	o.UnauthenticatedRateLimit = 0 // and many tokens from one address
 	if err := Setup(mgr, o); err != nil {
 		cancel()
-		return 0, err
+		return err
 	}
 	lo := DefaultOptions()
 	lo.Listener = limitedLn
@@ -142,24 +119,21 @@ func runWithControlPlane(m *testing.M) (int, error) {
 	lo.AuthCacheTTL = time.Minute
 	if err := Setup(mgr, lo); err != nil {
 		cancel()
-		return 0, err
+		return err
 	}
 
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	defer func() {
+	e.OnStop(func() {
 		cancel()
 		if err := <-done; err != nil {
 			fmt.Fprintln(os.Stderr, "manager:", err)
 		}
-	}()
+	})
 	if err := waitForServer(baseURL, done); err != nil {
-		return 0, err
+		return err
 	}
-	if err := waitForServer(limitedURL, done); err != nil {
-		return 0, err
-	}
-	return m.Run(), nil
+	return waitForServer(limitedURL, done)
 }
 
 // waitForServer waits until the API answers (the manager serves it once

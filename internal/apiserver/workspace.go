@@ -23,26 +23,6 @@ func (s *server) workspaceID(ctx context.Context, c *caller) (string, error) {
 	return string(ns.UID), nil
 }
 
-// findLink returns a copy of the cached Link with uid id in the caller's
-// workspace. Another workspace's ids, unknown ids and links being deleted
-// are all "not found": a caller never learns what exists elsewhere. The
-// list index already maps uids to objects, so no cache index by uid is
-// kept (it cost about 500 bytes per Link).
-func (s *server) findLink(_ context.Context, c *caller, id string) (*kurzv1alpha1.Link, error) {
-	if l, ok := s.links.Get(types.UID(canonicalID(id))); ok && l.Namespace == c.workspace && l.DeletionTimestamp == nil {
-		return l.DeepCopy(), nil
-	}
-	return nil, errLinkNotFound()
-}
-
-// findDomain is findLink for Domains.
-func (s *server) findDomain(_ context.Context, c *caller, id string) (*kurzv1alpha1.Domain, error) {
-	if d, ok := s.domains.Get(types.UID(canonicalID(id))); ok && d.Namespace == c.workspace && d.DeletionTimestamp == nil {
-		return d.DeepCopy(), nil
-	}
-	return nil, errDomainNotFound()
-}
-
 // domainsNamed returns every live Domain, in any workspace, claiming host.
 func (s *server) domainsNamed(ctx context.Context, host string) ([]kurzv1alpha1.Domain, error) {
 	var list kurzv1alpha1.DomainList
@@ -56,11 +36,6 @@ func (s *server) domainsNamed(ctx context.Context, host string) ([]kurzv1alpha1.
 		}
 	}
 	return out, nil
-}
-
-// writeContext bounds the wait for the cache to observe a write.
-func (s *server) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, s.opts.WriteWait)
 }
 
 // linkCreatedAt orders the link index: the API's microsecond stamp, else

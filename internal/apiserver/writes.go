@@ -2,19 +2,105 @@ package apiserver
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-
-	"github.com/kurz-dev/kurz/internal/pagination"
 )
 
-// maxWriteAttempts bounds the retries of a write that conflicts with a
-// concurrent one (the controller stamping, another replica updating).
-const maxWriteAttempts = 5
+// writeRetry bounds the retries of a write that conflicts with a
+// concurrent one (the controller stamping, a click flush, another replica
+// updating): five attempts, about 10 ms apart.
+var writeRetry = retry.DefaultRetry
+
+// update applies apply to cur and writes it. When someone else wrote in
+// between (a click flush, kubectl), it applies the request again to what
+// is there now, unless the object is gone or replaced: that is "not found".
+// It returns the object as written. The write is a patch (specPatch), never
+// the cached object whole.
+func (k *resource[T, V]) update(ctx context.Context, s *server, cur T, apply func(T)) (T, error) {
+	obj, first := cur, true
+	err := retry.RetryOnConflict(writeRetry, func() error {
+		if !first {
+			fresh := k.newObject()
+			if err := s.live.Get(ctx, client.ObjectKeyFromObject(cur), fresh); err != nil {
+				return err
+			}
+			if fresh.GetUID() != cur.GetUID() || fresh.GetDeletionTimestamp() != nil {
+				return k.notFound()
+			}
+			obj = fresh
+		}
+		first = false
+		orig := obj.DeepCopyObject().(client.Object)
+		apply(obj)
+		return s.client.Patch(ctx, obj, specPatch(orig))
+	})
+	if err != nil {
+		return obj, k.writeError(ctx, s, cur, err)
+	}
+	return obj, nil
+}
+
+// delete deletes obj, provided its name still belongs to it (uid
+// precondition).
+func (k *resource[T, V]) delete(ctx context.Context, s *server, obj T) error {
+	uid := obj.GetUID()
+	if err := s.client.Delete(ctx, obj, client.Preconditions{UID: &uid}); err != nil {
+		return k.writeError(ctx, s, obj, err)
+	}
+	return nil
+}
+
+// writeError says "not found" for a write that failed because obj was
+// deleted or replaced (its name now holds another object) while the request
+// was served. A live read decides, not the error's text: a conflict may be
+// a stale resourceVersion or a failed uid precondition, and only the
+// object's current state tells which.
+func (k *resource[T, V]) writeError(ctx context.Context, s *server, obj T, err error) error {
+	if apierrors.IsNotFound(err) {
+		return k.notFound()
+	}
+	if !apierrors.IsConflict(err) {
+		return err
+	}
+	fresh := k.newObject()
+	switch gerr := s.live.Get(ctx, client.ObjectKeyFromObject(obj), fresh); {
+	case apierrors.IsNotFound(gerr):
+		return k.notFound()
+	case gerr == nil && (fresh.GetUID() != obj.GetUID() || fresh.GetDeletionTimestamp() != nil):
+		return k.notFound()
+	}
+	return err
+}
+
+// answerWrite finishes a create or update: it stamps obj's times, waits
+// until the list index holds it (so the caller's next list shows it) and
+// answers its view with status.
+func (k *resource[T, V]) answerWrite(ctx context.Context, s *server, w http.ResponseWriter, status int, obj T, stampFn func(T, time.Time) bool, workspaceID string) {
+	stamp(ctx, s, obj, stampFn)
+	k.awaitWrite(ctx, s, obj)
+	writeJSON(w, status, k.view(obj, workspaceID))
+}
+
+// remove answers DELETE on an object's endpoint: find it, delete it, wait
+// until the list index no longer shows it, and answer message.
+func (k *resource[T, V]) remove(s *server, w http.ResponseWriter, r *http.Request, c *caller, message string) error {
+	ctx := r.Context()
+	obj, err := k.find(ctx, s, c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := k.delete(ctx, s, obj); err != nil {
+		return err
+	}
+	k.awaitDelete(ctx, s, obj)
+	writeJSON(w, http.StatusOK, messageBody{Message: message})
+	return nil
+}
 
 // stamp records the created/updated times of obj right after the API wrote
 // it, so the answer already carries the final times: a status patch with an
@@ -25,62 +111,33 @@ const maxWriteAttempts = 5
 // the latest known state on return.
 func stamp[T client.Object](ctx context.Context, s *server, obj T, stampFn func(T, time.Time) bool) {
 	log := logf.FromContext(ctx)
-	for attempt := 1; ; attempt++ {
+	err := retry.RetryOnConflict(writeRetry, func() error {
 		orig := obj.DeepCopyObject().(T)
 		if !stampFn(obj, s.now()) {
-			return
+			return nil
 		}
 		err := s.client.Status().Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 		if err == nil {
-			return
+			return nil
 		}
 		restore(obj, orig)
-		if !apierrors.IsConflict(err) || attempt == maxWriteAttempts {
-			log.Info("could not stamp created/updated times; the controller will", "object", client.ObjectKeyFromObject(obj), "error", err.Error())
-			return
+		if !apierrors.IsConflict(err) {
+			return err
 		}
-		if err := s.live.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			log.Info("could not re-read after a stamp conflict", "object", client.ObjectKeyFromObject(obj), "error", err.Error())
+		if gerr := s.live.Get(ctx, client.ObjectKeyFromObject(obj), obj); gerr != nil {
 			restore(obj, orig)
-			return
+			return gerr
 		}
+		return err
+	})
+	if err != nil {
+		log.Info("could not stamp created/updated times; the controller will", "object", client.ObjectKeyFromObject(obj), "error", err.Error())
 	}
 }
 
 // restore copies src's state into dst (both of the same kind).
 func restore[T client.Object](dst, src T) {
 	any(src).(interface{ DeepCopyInto(T) }).DeepCopyInto(dst)
-}
-
-// awaitWrite waits (at most opts.WriteWait) until the list index, and so
-// the informer cache behind it, holds obj at its current resourceVersion:
-// the caller's next read then sees its write. A timeout is logged, not
-// returned: the write succeeded.
-func awaitWrite[T client.Object](ctx context.Context, s *server, ix *pagination.Index[T], obj T) {
-	wctx, cancel := s.writeContext(ctx)
-	defer cancel()
-	if err := ix.WaitFor(wctx, obj.GetUID(), obj.GetResourceVersion(), false); err != nil {
-		logf.FromContext(ctx).Info("write not yet visible in the cache", "object", client.ObjectKeyFromObject(obj), "error", err.Error())
-	}
-}
-
-// awaitDelete waits until the index no longer holds the deleted object or,
-// when finalizers hold it back, holds its terminating state (which every
-// read treats as gone).
-func awaitDelete[T client.Object](ctx context.Context, s *server, ix *pagination.Index[T], obj, fresh T) {
-	wctx, cancel := s.writeContext(ctx)
-	defer cancel()
-	uid := obj.GetUID()
-	err := s.live.Get(wctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}, fresh)
-	switch {
-	case err == nil && fresh.GetUID() == uid:
-		err = ix.WaitFor(wctx, uid, fresh.GetResourceVersion(), false)
-	case err == nil || apierrors.IsNotFound(err):
-		err = ix.WaitFor(wctx, uid, "", true)
-	}
-	if err != nil {
-		logf.FromContext(ctx).Info("delete not yet visible in the cache", "object", client.ObjectKeyFromObject(obj), "error", err.Error())
-	}
 }
 
 // specPatch is how the API writes an update: a JSON merge patch of what

@@ -1,8 +1,3 @@
-// Package claims decides who owns a contested name: which Domain holds a
-// hostname claimed by several namespaces (see Owner and DESIGN.md
-// "Hostname ownership"), and which Link holds a (domain, key) claimed by
-// several Links (the oldest Link). The controllers, the API and the redirect
-// index all ask here, so they can never disagree.
 package claims
 
 import (
@@ -16,16 +11,7 @@ import (
 // Older reports whether a was created before b. Ties (creationTimestamp has
 // one-second resolution) break on namespace, then name, so every replica
 // reaches the same answer.
-func Older(a, b metav1.Object) bool {
-	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
-	if !ta.Equal(&tb) {
-		return ta.Before(&tb)
-	}
-	if a.GetNamespace() != b.GetNamespace() {
-		return a.GetNamespace() < b.GetNamespace()
-	}
-	return a.GetName() < b.GetName()
-}
+func Older(a, b metav1.Object) bool { return KeyClaimOf(a).older(KeyClaimOf(b)) }
 
 // Claim is what the ownership rules look at for one Domain, so that callers
 // holding less than a whole object (the redirect index) need not fabricate
@@ -111,14 +97,7 @@ func outranks(a, b Claim) bool {
 // claiming this hostname, not its creation: spec.domain is mutable, and an
 // old Domain edited to another workspace's hostname must not take it over.
 func DomainOwner(domains []kurzv1alpha1.Domain) *kurzv1alpha1.Domain {
-	cs := make([]Claim, len(domains))
-	for i := range domains {
-		cs[i] = ClaimOf(&domains[i])
-	}
-	if i := Owner(cs); i >= 0 {
-		return &domains[i]
-	}
-	return nil
+	return pick(domains, ClaimOf, Owner)
 }
 
 // ClaimSince returns when d started claiming its spec.domain, and false when
@@ -132,17 +111,20 @@ func ClaimSince(d *kurzv1alpha1.Domain) (metav1.MicroTime, bool) {
 }
 
 // KeyWinner returns the Link that holds a (domain, key) among the Links of one
-// namespace that claim it, or nil when none can.
+// namespace that claim it, or nil when none can (see KeyHolder).
 func KeyWinner(links []kurzv1alpha1.Link) *kurzv1alpha1.Link {
-	var winner *kurzv1alpha1.Link
-	for i := range links {
-		l := &links[i]
-		if l.DeletionTimestamp != nil {
-			continue
-		}
-		if winner == nil || Older(l, winner) {
-			winner = l
-		}
+	return pick(links, func(l *kurzv1alpha1.Link) KeyClaim { return KeyClaimOf(l) }, KeyHolder)
+}
+
+// pick asks rule which of objs wins, given the facts factsOf finds in
+// each, and returns that object (nil when none does).
+func pick[O, F any](objs []O, factsOf func(*O) F, rule func([]F) int) *O {
+	fs := make([]F, len(objs))
+	for i := range objs {
+		fs[i] = factsOf(&objs[i])
 	}
-	return winner
+	if i := rule(fs); i >= 0 {
+		return &objs[i]
+	}
+	return nil
 }

@@ -15,8 +15,8 @@ import (
 const BannerLine = "kurz dev is running"
 
 // PrintBanner tells the user where things are and how to try them. An empty
-// address means that server is switched off.
-func (e *Env) PrintBanner(w io.Writer, apiAddr, redirectAddr string) {
+// address or URL means that server is switched off.
+func (e *Env) PrintBanner(w io.Writer, apiAddr, redirectAddr, metricsURL string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s (data in %s; Ctrl-C stops it)\n", BannerLine, e.shown)
 	if apiAddr != "" {
@@ -24,6 +24,9 @@ func (e *Env) PrintBanner(w io.Writer, apiAddr, redirectAddr string) {
 	}
 	if redirectAddr != "" {
 		fmt.Fprintf(&b, "  redirects:  http://%s/<key>\n", dialAddr(redirectAddr))
+	}
+	if metricsURL != "" {
+		fmt.Fprintf(&b, "  metrics:    %s\n", metricsURL)
 	}
 	fmt.Fprintf(&b, "  token:      %s (ServiceAccount %s/%s, role %s)\n", e.Token(), Workspace, ServiceAccount, Role)
 	fmt.Fprintf(&b, "  kubeconfig: %s (cluster admin)\n\nTry:\n", e.Kubeconfig())
@@ -92,4 +95,17 @@ func WaitListening(ctx context.Context, timeout time.Duration, addrs ...string) 
 			}
 		}
 	}
+}
+
+// MetricsURL is what the banner shows for a metrics server listening on
+// addr: over HTTPS it needs the token of a subject bound to
+// kurz-metrics-reader, which kurz dev installs.
+func MetricsURL(addr string, secure bool) string {
+	if addr == "" || addr == "0" {
+		return ""
+	}
+	if !secure {
+		return "http://" + dialAddr(addr) + "/metrics"
+	}
+	return "https://" + dialAddr(addr) + "/metrics (self-signed; a token bound to ClusterRole kurz-metrics-reader)"
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kurz-dev/kurz/internal/apiserver"
+	"github.com/kurz-dev/kurz/internal/scheme"
 )
 
 // DefaultDataDir is where kurz dev keeps its state unless told otherwise.
@@ -113,7 +114,7 @@ func (e *Env) start(ctx context.Context) error {
 	}
 	e.progress("kube-apiserver ready in %s at %s", since(t), e.cfg.Host)
 
-	c, err := client.New(e.Config(), client.Options{Scheme: scheme})
+	c, err := client.New(e.Config(), client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return fmt.Errorf("create client: %w", err)
 	}

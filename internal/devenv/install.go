@@ -11,12 +11,9 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kurz-dev/kurz/config"
@@ -25,7 +22,8 @@ import (
 // fieldOwner is the server-side apply manager of everything kurz dev installs.
 const fieldOwner = "kurz-dev"
 
-// install applies the embedded CRDs and user ClusterRoles and waits until
+// install applies the embedded CRDs, user ClusterRoles and metrics reader
+// ClusterRole, and waits until
 // the API server serves the custom resources. Server-side apply makes it
 // idempotent and upgrades the CRDs when a newer kurz starts on an old DIR.
 func install(ctx context.Context, c client.Client, dc discovery.DiscoveryInterface) error {
@@ -39,6 +37,11 @@ func install(ctx context.Context, c client.Client, dc discovery.DiscoveryInterfa
 		return fmt.Errorf("decode user roles: %w", err)
 	}
 	objs = append(objs, roles...)
+	reader, err := decodeYAML(config.MetricsReaderRole)
+	if err != nil {
+		return fmt.Errorf("decode metrics reader role: %w", err)
+	}
+	objs = append(objs, reader...)
 	for _, u := range objs {
 		if err := apply(ctx, c, u); err != nil {
 			return err
@@ -143,14 +146,6 @@ func waitCRDsServed(ctx context.Context, c client.Client, dc discovery.Discovery
 	}
 	return nil
 }
-
-// scheme knows the built-in kinds and CRDs, for the installer's client.
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(apiextensionsv1.AddToScheme(s))
-	return s
-}()
 
 func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	for _, c := range crd.Status.Conditions {

@@ -6,15 +6,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // kurzBin is bin/kurz, built once for the tests that run it as a user would.
 var kurzBin string
 
 func TestMain(m *testing.M) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run the tests with `make test`, "+
-			"or build the control plane with `make control-plane` and export KUBEBUILDER_ASSETS=$PWD/bin/k8s")
+	if _, err := testenv.Assets(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	dir, err := os.MkdirTemp("", "kurz-devenv-test-")

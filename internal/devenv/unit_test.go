@@ -168,3 +168,10 @@ func TestEmbeddedManifests(t *testing.T) {
 	}
 	g.Expect(names).To(ConsistOf("CustomResourceDefinition/links.kurz.dev", "CustomResourceDefinition/domains.kurz.dev"))
 }
+
+func TestMetricsURL(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(MetricsURL("0", true)).To(BeEmpty())
+	g.Expect(MetricsURL(":8082", false)).To(Equal("http://127.0.0.1:8082/metrics"))
+	g.Expect(MetricsURL("127.0.0.1:8082", true)).To(HavePrefix("https://127.0.0.1:8082/metrics "))
+}

@@ -5,33 +5,24 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/apiserver"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/gauges"
 	"github.com/kurz-dev/kurz/internal/redirect"
+	"github.com/kurz-dev/kurz/internal/scheme"
 )
 
-// Scheme knows the built-in kinds and kurz.dev/v1alpha1.
-var Scheme = newScheme()
-
-func newScheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(kurzv1alpha1.AddToScheme(s))
-	return s
-}
+// Scheme is kurz's one scheme (internal/scheme): the built-in kinds,
+// CustomResourceDefinitions and kurz.dev/v1alpha1.
+var Scheme = scheme.Scheme
 
 // Manager is the controller-runtime manager with kurz's roles, its
 // readiness and its shutdown sequence (Run).
@@ -58,9 +49,13 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		return nil, err
 	}
 	grace := gracefulShutdownTimeout(o)
+	byObject, err := cacheByObject(cfg, &o)
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		PprofBindAddress:        o.PprofBindAddress,
 		GracefulShutdownTimeout: &grace,
@@ -69,6 +64,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 			// last-applied annotation and repeated strings would be most
 			// of its memory (internal/cacheslim).
 			DefaultTransform: cacheslim.Transform,
+			ByObject:         byObject,
 		},
 	})
 	if err != nil {
@@ -82,6 +78,9 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		return nil, err
 	}
 	if err := m.ready.setup(mgr); err != nil {
+		return nil, err
+	}
+	if err := gauges.Register(mgr); err != nil {
 		return nil, err
 	}
 	if o.EnableControllers {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/kurz-dev/kurz/controllers"
@@ -13,8 +15,16 @@ import (
 
 // Options configure the manager and each role. Every field has a flag.
 type Options struct {
-	MetricsBindAddress     string
-	HealthProbeBindAddress string
+	MetricsBindAddress string
+	// MetricsSecure serves /metrics over HTTPS, to callers whose bearer
+	// token kube-apiserver authenticates (TokenReview) and authorizes
+	// (SubjectAccessReview: get on the non-resource URL /metrics).
+	MetricsSecure bool
+	// MetricsCertPath is the directory of the metrics server's certificate
+	// (MetricsCertName, MetricsCertKey), reloaded when it changes; empty:
+	// a self-signed certificate made at start.
+	MetricsCertPath, MetricsCertName, MetricsCertKey string
+	HealthProbeBindAddress                           string
 	// PprofBindAddress serves net/http/pprof ("0": off), for heap
 	// profiles of a running replica (hack/bench-scale reads them).
 	PprofBindAddress string
@@ -48,6 +58,9 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		MetricsBindAddress:     ":8082",
+		MetricsSecure:          true,
+		MetricsCertName:        "tls.crt",
+		MetricsCertKey:         "tls.key",
 		HealthProbeBindAddress: ":8083",
 		PprofBindAddress:       "0",
 		LeaderElectionID:       "kurz-controllers.kurz.dev",
@@ -68,6 +81,10 @@ func DefaultOptions() Options {
 // BindFlags registers every option on fs, with o's values as defaults.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus metrics endpoint (/metrics); \"0\" disables it.")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "Serve /metrics over HTTPS to callers with a Kubernetes bearer token allowed to get /metrics (ClusterRole kurz-metrics-reader); false: plain HTTP to anyone who can connect.")
+	fs.StringVar(&o.MetricsCertPath, "metrics-cert-path", o.MetricsCertPath, "Directory of the metrics server's certificate and key, reloaded when they change (default: a self-signed certificate made at start).")
+	fs.StringVar(&o.MetricsCertName, "metrics-cert-name", o.MetricsCertName, "File name of the metrics server's certificate in --metrics-cert-path.")
+	fs.StringVar(&o.MetricsCertKey, "metrics-cert-key", o.MetricsCertKey, "File name of the metrics server's private key in --metrics-cert-path.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of the /healthz and /readyz probes; \"0\" disables them.")
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address of the Go profiler (/debug/pprof/); \"0\" disables it. It shows internals: keep it on loopback.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Elect a leader (Lease) among replicas to run the controllers; the API and redirect servers run on every replica.")
@@ -108,8 +125,32 @@ func (o Options) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, o.validateMetricsCert())
 	if o.ShutdownDelay < 0 {
 		errs = append(errs, fmt.Errorf("shutdown-delay must not be negative, got %s", o.ShutdownDelay))
+	}
+	return errors.Join(errs...)
+}
+
+// validateMetricsCert checks the certificate files named by the flags:
+// controller-runtime falls back to a self-signed certificate when they are
+// missing, which would hide a wrong path or an unmounted Secret.
+func (o Options) validateMetricsCert() error {
+	if o.MetricsCertPath == "" {
+		return nil
+	}
+	if !o.MetricsSecure {
+		return errors.New("metrics-cert-path needs metrics-secure")
+	}
+	var errs []error
+	for _, name := range []string{o.MetricsCertName, o.MetricsCertKey} {
+		if name == "" {
+			errs = append(errs, errors.New("metrics-cert-name and metrics-cert-key must not be empty"))
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(o.MetricsCertPath, name)); err != nil || st.IsDir() {
+			errs = append(errs, fmt.Errorf("metrics-cert-path %s: no file %s", o.MetricsCertPath, name))
+		}
 	}
 	return errors.Join(errs...)
 }

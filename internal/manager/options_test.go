@@ -2,6 +2,7 @@ package manager
 
 import (
 	"flag"
+	"os"
 	"testing"
 	"time"
 
@@ -27,6 +28,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"empty lease name", []string{"--leader-elect", "--leader-election-id="}, "leader-election-id must not be empty"},
 		{"negative shutdown delay", []string{"--shutdown-delay=-1s"}, "shutdown-delay must not be negative"},
 		{"no shutdown delay", []string{"--shutdown-delay=0s"}, ""},
+		{"metrics cert files missing", []string{"--metrics-cert-path=" + os.TempDir()}, "no file tls.crt"},
+		{"metrics cert without https", []string{"--metrics-secure=false", "--metrics-cert-path=/x"}, "metrics-cert-path needs metrics-secure"},
+		{"plain http metrics", []string{"--metrics-secure=false"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)

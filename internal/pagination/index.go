@@ -1,7 +1,6 @@
 package pagination
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"sync"
@@ -28,9 +27,8 @@ type Index[T client.Object] struct {
 	mu    sync.RWMutex
 	items map[types.UID]item
 	trees map[string]*tree[T]
-	// changed is closed and cleared on every change; WaitFor creates it
-	// lazily, so an informer sync with no one waiting allocates nothing.
-	changed chan struct{}
+	// onChange is told after every change (OnChange).
+	onChange func()
 }
 
 // item is what the index remembers per uid to find and move its entry.
@@ -84,9 +82,16 @@ func (ix *Index[T]) Register(informer EventSource) error {
 // one indexed (lower resourceVersion) is ignored, so a caller that feeds a
 // write's answer cannot undo a newer informer event.
 func (ix *Index[T]) Upsert(obj T) {
+	if ix.upsert(obj) && ix.onChange != nil {
+		ix.onChange()
+	}
+}
+
+// upsert is Upsert under the lock; it reports whether the index changed.
+func (ix *Index[T]) upsert(obj T) bool {
 	uid := obj.GetUID()
 	if uid == "" {
-		return
+		return false
 	}
 	t := ix.createdAt(obj)
 	k := sortKey{sec: t.Unix(), nsec: int32(t.Nanosecond()), uid: uid}
@@ -97,7 +102,7 @@ func (ix *Index[T]) Upsert(obj T) {
 	defer ix.mu.Unlock()
 	if old, ok := ix.items[uid]; ok {
 		if rv != 0 && rv < old.rv {
-			return
+			return false
 		}
 		if old.namespace != ns || old.key(uid) != k {
 			ix.removeLocked(uid, old)
@@ -110,22 +115,34 @@ func (ix *Index[T]) Upsert(obj T) {
 	}
 	tr.insert(entry[T]{key: k, obj: obj})
 	ix.items[uid] = item{namespace: ns, sec: k.sec, nsec: k.nsec, rv: rv}
-	ix.notifyLocked()
+	return true
 }
 
 // Delete removes obj (found by uid; the rest of obj may be stale).
 func (ix *Index[T]) Delete(obj T) {
-	uid := obj.GetUID()
+	if ix.delete(obj.GetUID()) && ix.onChange != nil {
+		ix.onChange()
+	}
+}
+
+// delete is Delete under the lock; it reports whether the index changed.
+func (ix *Index[T]) delete(uid types.UID) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	old, ok := ix.items[uid]
 	if !ok {
-		return
+		return false
 	}
 	ix.removeLocked(uid, old)
 	delete(ix.items, uid)
-	ix.notifyLocked()
+	return true
 }
+
+// OnChange makes the index call f after every change (an insert, a move,
+// a delete), outside its lock, so that what f reads sees the change. Call
+// it before the index is fed. Read-your-writes waiting
+// (internal/visibility) is built on it.
+func (ix *Index[T]) OnChange(f func()) { ix.onChange = f }
 
 func (ix *Index[T]) removeLocked(uid types.UID, it item) {
 	tr := ix.trees[it.namespace]
@@ -135,13 +152,6 @@ func (ix *Index[T]) removeLocked(uid types.UID, it item) {
 	tr.remove(it.key(uid))
 	if tr.len() == 0 {
 		delete(ix.trees, it.namespace)
-	}
-}
-
-func (ix *Index[T]) notifyLocked() {
-	if ix.changed != nil {
-		close(ix.changed)
-		ix.changed = nil
 	}
 }
 
@@ -173,39 +183,6 @@ func (ix *Index[T]) Get(uid types.UID) (T, bool) {
 		return zero, false
 	}
 	return ix.trees[it.namespace].find(it.key(uid))
-}
-
-// WaitFor blocks until the index has seen uid at resourceVersion rv or a
-// later one or, when deleted is true, until uid is absent (rv is then
-// unused). The API calls it after each write so that the writer's next read
-// sees its write. resourceVersions are etcd revisions, compared as numbers.
-func (ix *Index[T]) WaitFor(ctx context.Context, uid types.UID, rv string, deleted bool) error {
-	var want uint64
-	if !deleted {
-		var err error
-		if want, err = strconv.ParseUint(rv, 10, 64); err != nil {
-			return fmt.Errorf("waiting for %s: resourceVersion %q is not a number: %w", uid, rv, err)
-		}
-	}
-	for {
-		ix.mu.Lock()
-		it, ok := ix.items[uid]
-		if deleted && !ok || !deleted && ok && it.rv >= want {
-			ix.mu.Unlock()
-			return nil
-		}
-		if ix.changed == nil {
-			ix.changed = make(chan struct{})
-		}
-		ch := ix.changed
-		ix.mu.Unlock()
-
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s to reach the list index: %w", uid, ctx.Err())
-		}
-	}
 }
 
 // parseRV reads a resourceVersion; one that is not a number counts as 0

@@ -1,7 +1,6 @@
 package pagination
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -179,88 +178,6 @@ func TestIndexRegister(t *testing.T) {
 	inf.h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "a/l-u2", Obj: link("a", "u2", 20, 2)})
 	_, total := ix.Page("a", 0, 25)
 	g.Expect(total).To(BeZero())
-}
-
-// waiting reports whether some WaitFor is blocked on the index.
-func waiting(ix *Index[*kurzv1alpha1.Link]) func() bool {
-	return func() bool {
-		ix.mu.Lock()
-		defer ix.mu.Unlock()
-		return ix.changed != nil
-	}
-}
-
-func TestWaitFor(t *testing.T) {
-	g := NewWithT(t)
-	ctx := t.Context()
-	ix := NewIndex(createdAt)
-	ix.Upsert(link("a", "u1", 10, 5))
-
-	// Already there, at that version or a later one.
-	g.Expect(ix.WaitFor(ctx, "u1", "5", false)).To(Succeed())
-	g.Expect(ix.WaitFor(ctx, "u1", "4", false)).To(Succeed())
-	g.Expect(ix.WaitFor(ctx, "u2", "", true)).To(Succeed())
-	g.Expect(ix.WaitFor(ctx, "u1", "not-a-number", false)).To(MatchError(ContainSubstring("not a number")))
-
-	// Not there yet: a cancelled context ends the wait with its error.
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	g.Expect(ix.WaitFor(cancelled, "u1", "6", false)).To(MatchError(context.Canceled))
-	g.Expect(ix.WaitFor(cancelled, "u1", "", true)).To(MatchError(context.Canceled))
-
-	t.Run("returns on the write", func(t *testing.T) {
-		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- ix.WaitFor(ctx, "u1", "7", false) }()
-		g.Eventually(waiting(ix), 20*time.Second).Should(BeTrue())
-		ix.Upsert(link("a", "u1", 10, 6)) // not yet
-		ix.Upsert(link("a", "u3", 10, 7)) // another object
-		g.Eventually(waiting(ix), 20*time.Second).Should(BeTrue())
-		g.Expect(done).NotTo(Receive())
-		ix.Upsert(link("a", "u1", 10, 7))
-		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
-	})
-
-	t.Run("returns on a new object", func(t *testing.T) {
-		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- ix.WaitFor(ctx, "u9", "9", false) }()
-		g.Eventually(waiting(ix), 20*time.Second).Should(BeTrue())
-		ix.Upsert(link("a", "u9", 10, 9))
-		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
-	})
-
-	t.Run("returns on delete", func(t *testing.T) {
-		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- ix.WaitFor(ctx, "u1", "", true) }()
-		g.Eventually(waiting(ix), 20*time.Second).Should(BeTrue())
-		ix.Delete(link("a", "u3", 10, 8))
-		g.Eventually(waiting(ix), 20*time.Second).Should(BeTrue())
-		g.Expect(done).NotTo(Receive())
-		ix.Delete(link("a", "u1", 10, 8))
-		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
-	})
-
-	t.Run("times out", func(t *testing.T) {
-		g := NewWithT(t)
-		short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
-		defer cancel()
-		g.Expect(ix.WaitFor(short, "u9", "10", false)).To(MatchError(context.DeadlineExceeded))
-	})
-
-	t.Run("many waiters", func(t *testing.T) {
-		g := NewWithT(t)
-		done := make(chan error, 10)
-		for range 10 {
-			go func() { done <- ix.WaitFor(ctx, "u9", "11", false) }()
-		}
-		g.Eventually(waiting(ix), 20*time.Second).Should(BeTrue())
-		ix.Upsert(link("a", "u9", 10, 11))
-		for range 10 {
-			g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
-		}
-	})
 }
 
 // TestIndexRandom checks the tree against a sorted reference through many

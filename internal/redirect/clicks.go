@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -19,6 +20,9 @@ import (
 type clickQueue struct {
 	mu  sync.Mutex
 	cur []*counter
+	// flushing is the batch the flush round in progress took, so that
+	// kurz_clicks_pending still sees its counts (see pending.go).
+	flushing []*counter
 }
 
 func (q *clickQueue) push(c *counter) {
@@ -34,12 +38,21 @@ func (q *clickQueue) peek() []*counter {
 	return slices.Clone(q.cur)
 }
 
+// take empties the queue for a flush round; roundDone ends the round.
 func (q *clickQueue) take() []*counter {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	out := q.cur
 	q.cur = nil
+	q.flushing = out
 	return out
+}
+
+// roundDone forgets the batch of the round that ended.
+func (q *clickQueue) roundDone() {
+	q.mu.Lock()
+	q.flushing = nil
+	q.mu.Unlock()
 }
 
 // requeue gives back counts a flush could not write, for the next flush.
@@ -87,6 +100,12 @@ type flusher struct {
 	// from a round that left something unwritten until one writes
 	// everything; see spool.go and flushDurable.
 	spool *spool
+	// unsureSeen is a copy of unsure for kurz_clicks_pending, which reads it
+	// from the scraping goroutine: unsure belongs to the flush goroutine.
+	unsureSeen atomic.Pointer[map[types.UID]int64]
+	// inflight is the write being sent by flush, for kurz_clicks_pending:
+	// its counts are in no counter meanwhile.
+	inflight atomic.Pointer[inflightWrite]
 }
 
 func newFlusher(q *clickQueue, c client.Client, live client.Reader, qps float64) *flusher {
@@ -140,6 +159,7 @@ func (f *flusher) run(ctx context.Context, interval time.Duration) {
 // lost (logged as an error with its count) without one.
 func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 	log := ctrl.LoggerFrom(ctx).WithName("clicks")
+	defer f.roundDone()
 	f.timeout = f.writeTimeout
 	if final {
 		f.timeout = min(f.writeTimeout, finalWriteTimeout)
@@ -163,7 +183,9 @@ func (f *flusher) flush(ctx context.Context, final bool) (written, failed int) {
 		}
 		pending := delta
 		if err == nil {
+			f.inflight.Store(&inflightWrite{uid: c.uid, clicks: delta})
 			pending, err = f.settleAndWrite(ctx, c, delta, last)
+			f.inflight.Store(nil)
 		}
 		link := types.NamespacedName{Namespace: c.namespace, Name: c.name}
 		switch {

@@ -13,7 +13,7 @@ import (
 
 // Index maps host -> key -> Entry for what may serve: a Link whose domain is
 // a Domain of its own namespace, that namespace holding the hostname
-// (claims.Owner: TXT proof first, then the oldest uncontested claim), and the Link holding its key there (claims.KeyWinner).
+// (claims.Owner: TXT proof first, then the oldest uncontested claim), and the Link holding its key there (claims.KeyHolder).
 //
 // Readers (the redirect handler) take a read lock on the served view only.
 // Writers (informer event handlers) keep the full picture of every claim
@@ -52,12 +52,9 @@ func refOf(o metav1.Object) objRef {
 	return objRef{name: o.GetName(), namespace: o.GetNamespace(), created: o.GetCreationTimestamp(), deleting: o.GetDeletionTimestamp() != nil}
 }
 
-func (r objRef) meta() metav1.ObjectMeta {
-	m := metav1.ObjectMeta{Name: r.name, Namespace: r.namespace, CreationTimestamp: r.created}
-	if r.deleting {
-		m.DeletionTimestamp = &r.created // any non-nil time: claims only checks presence
-	}
-	return m
+// keyClaim is what claims.KeyHolder ranks a Link by.
+func (r objRef) keyClaim() claims.KeyClaim {
+	return claims.KeyClaim{Namespace: r.namespace, Name: r.name, Created: r.created.Time, Deleting: r.deleting}
 }
 
 type domainRec struct {
@@ -292,19 +289,16 @@ func (ix *Index) keyWinner(host, key, namespace string) *Entry {
 		}
 		return nil
 	}
-	var stubs []kurzv1alpha1.Link
+	var cs []claims.KeyClaim
 	var recs []*linkRec
 	for _, r := range cands {
 		if r.namespace == namespace {
-			stubs = append(stubs, kurzv1alpha1.Link{ObjectMeta: r.meta()})
+			cs = append(cs, r.keyClaim())
 			recs = append(recs, r)
 		}
 	}
-	w := claims.KeyWinner(stubs)
-	for i := range stubs {
-		if &stubs[i] == w {
-			return recs[i].entry
-		}
+	if i := claims.KeyHolder(cs); i >= 0 {
+		return recs[i].entry
 	}
 	return nil
 }

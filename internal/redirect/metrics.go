@@ -67,6 +67,6 @@ func init() {
 // per process (tests run several managers in one).
 func registerMetrics() {
 	registerOnce.Do(func() {
-		metrics.Registry.MustRegister(redirectRequests, lookupSeconds, flushWrites, flushFailures)
+		metrics.Registry.MustRegister(redirectRequests, lookupSeconds, flushWrites, flushFailures, pendingClicks)
 	})
 }

@@ -28,8 +28,18 @@ type Server struct {
 	synced  []toolscache.InformerSynced
 	ready   atomic.Bool
 
-	mu   sync.Mutex
-	addr net.Addr
+	mu    sync.Mutex
+	addr  net.Addr
+	conns connServer // set once Start listens
+}
+
+// connServer serves the listener's connections with the fasthttp.Server:
+// package connpark on Linux, fasthttp's own Serve elsewhere.
+type connServer interface {
+	Serve(ln net.Listener) error
+	// Shutdown stops accepting, closes idle connections and waits for the
+	// others until ctx is done.
+	Shutdown(ctx context.Context) error
 }
 
 // NewServer returns a redirect server for ix. It counts clicks but writes
@@ -92,6 +102,10 @@ func (s *Server) Start(ctx context.Context) error {
 			return fmt.Errorf("redirect server: %w", err)
 		}
 	}
+	if s.flusher != nil {
+		s.flusher.publishUnsure() // the replayed unknown-outcome writes
+		defer pendingClicks.add(s.flusher)()
+	}
 
 	ln, err := net.Listen("tcp", s.o.BindAddress)
 	if err != nil {
@@ -118,20 +132,26 @@ func (s *Server) Start(ctx context.Context) error {
 		// fasthttp's pools between requests, so an idle keep-alive
 		// connection holds only its goroutine and socket, not 32 KiB. The
 		// price: the first byte of each request is read alone (one more
-		// read call).
+		// read call). That lone read is also where connpark parks an idle
+		// connection without its goroutine.
 		ReduceMemoryUsage:             true,
-		Concurrency:                   s.o.MaxConns,
-		MaxConnsPerIP:                 s.o.MaxConnsPerIP,
 		DisablePreParseMultipartForm:  true,
-		CloseOnShutdown:               true,
 		SecureErrorLogMessage:         true,
 		DisableHeaderNamesNormalizing: false,
 		Logger:                        fasthttpLogger{log},
 		ErrorHandler:                  requestError,
 	}
+	conns, err := newConnServer(srv, s.o)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("redirect server: %w", err)
+	}
+	s.mu.Lock()
+	s.conns = conns
+	s.mu.Unlock()
 	log.Info("serving redirects", "address", ln.Addr().String())
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() { serveErr <- conns.Serve(ln) }()
 
 	flushCtx, stopFlushing := context.WithCancel(ctx)
 	flushDone := make(chan struct{})
@@ -153,7 +173,7 @@ func (s *Server) Start(ctx context.Context) error {
 
 	// Drain: no click may arrive after the final flush has taken its counts.
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.ShutdownTimeout)
-	if err := srv.ShutdownWithContext(shutCtx); err != nil {
+	if err := conns.Shutdown(shutCtx); err != nil {
 		log.Info("redirect server did not drain in time", "error", err.Error())
 	}
 	cancel()

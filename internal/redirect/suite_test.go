@@ -5,82 +5,45 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 var (
-	env       *envtest.Environment
+	env       *testenv.Env
 	cfg       *rest.Config
 	k8s       client.Client
-	scheme    = runtime.NewScheme()
+	scheme    = kurzscheme.Scheme
 	nsCounter int
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is unset: point it at kube-apiserver and etcd (make control-plane builds them into bin/k8s)")
-		os.Exit(1)
-	}
-	// Quiet by default; the managers' logs are not what tests assert on.
-	ctrl.SetLogger(logr.Discard())
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(kurzv1alpha1.AddToScheme(scheme))
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	// A fixed certificate directory lets the API server restart on the same
-	// port with the same certificates (the outage test stops it); envtest
-	// would otherwise make a new CA on restart and clients would not trust it.
-	certDir, err := os.MkdirTemp("", "kurz-redirect-apiserver-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(certDir)
-	env = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
+	testenv.Main(m, testenv.Options{
+		// The outage test stops kube-apiserver and starts it again.
+		Restartable: true,
 		// kube-apiserver drains its requests (the managers' watches) on
 		// SIGTERM, which can take longer than the default.
-		ControlPlaneStopTimeout: 2 * time.Minute,
-	}
-	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: certDir}
-	// On SIGTERM kube-apiserver waits for in-flight requests up to the
-	// request timeout (60 s by default); keep the outage test short.
-	env.ControlPlane.APIServer.Configure().Set("request-timeout", "5s")
-	cfg, err = env.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start envtest:", err)
-		return 1
-	}
-	defer func() { _ = env.Stop() }()
-	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+		StopTimeout: 2 * time.Minute,
+		// On SIGTERM kube-apiserver waits for in-flight requests up to the
+		// request timeout (60 s by default); keep the outage test short.
+		APIServerFlags: map[string]string{"request-timeout": "5s"},
+	}, func(e *testenv.Env) error {
+		env, cfg, k8s = e, e.Config, e.Client
+		return nil
+	})
 }
 
 // newNamespace creates a namespace (a workspace) for one test.

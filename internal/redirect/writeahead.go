@@ -92,6 +92,8 @@ func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed
 		}
 	}
 
+	// The planned patches are unsure writes now, pending until answered.
+	f.publishUnsure()
 	stopped := false
 	for _, p := range plan {
 		if stopped {

@@ -5,24 +5,21 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
+// The regular expressions of the CRD's CEL rules, compiled from the same
+// constants (see api/v1alpha1/validation_rules.go).
 var (
 	keyPattern      = regexp.MustCompile(kurzv1alpha1.KeyPattern)
 	hostnamePattern = regexp.MustCompile(kurzv1alpha1.HostnamePattern)
-	// userInfoPattern is the second CEL rule of the URL type: an '@' in the
-	// authority means user-info, which can disguise the real host.
-	userInfoPattern = regexp.MustCompile(`^[^/?#]*//[^/?#]*@`)
-	// bcryptPattern is the CEL rule of spec.passwordHash. The cost is limited
-	// to 04..12: higher costs make each check take seconds to days of CPU.
-	// numericTLD is the second CEL rule of the Hostname type: no top-level
-	// label is all digits, so "10.0.0.1" is an address, not a domain.
-	numericTLD    = regexp.MustCompile(`(^|[.])[0-9]+$`)
-	bcryptPattern = regexp.MustCompile(`^[$]2[aby]?[$](0[4-9]|1[0-2])[$][./A-Za-z0-9]{53}$`)
+	numericTLD      = regexp.MustCompile(kurzv1alpha1.NumericTLDPattern)
+	userInfoPattern = regexp.MustCompile(kurzv1alpha1.URLUserInfoPattern)
+	// spaceOrControl: such characters would reach a Location header raw.
+	spaceOrControl = regexp.MustCompile(kurzv1alpha1.URLSpaceOrControlPattern)
+	bcryptPattern  = regexp.MustCompile(kurzv1alpha1.PasswordHashPattern)
 )
 
 // Messages shared by several validators.
@@ -55,7 +52,7 @@ func URL(s string) string {
 	if msg := length(s, kurzv1alpha1.URLMaxLength); msg != "" {
 		return msg
 	}
-	if strings.IndexFunc(s, spaceOrControl) >= 0 {
+	if spaceOrControl.MatchString(s) {
 		return "must not contain spaces or control characters (percent-encode them)"
 	}
 	if _, err := url.ParseRequestURI(s); err != nil {
@@ -154,7 +151,7 @@ func Password(s string) string {
 
 // PasswordHash checks spec.passwordHash: a bcrypt hash, never plaintext.
 func PasswordHash(s string) string {
-	if utf8.RuneCountInString(s) > 72 || !bcryptPattern.MatchString(s) {
+	if utf8.RuneCountInString(s) > kurzv1alpha1.PasswordHashMaxLength || !bcryptPattern.MatchString(s) {
 		return "must be a bcrypt hash with cost 04 to 12, not a plaintext password"
 	}
 	return ""
@@ -173,10 +170,4 @@ func NormalizeHostname(s string) string {
 		return ascii
 	}
 	return strings.ToLower(s)
-}
-
-// spaceOrControl mirrors the CEL rule [\s\p{Z}\p{C}] of the URL type: such
-// characters would reach a Location header raw.
-func spaceOrControl(r rune) bool {
-	return unicode.IsSpace(r) || unicode.In(r, unicode.Z, unicode.C)
 }

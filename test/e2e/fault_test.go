@@ -54,13 +54,15 @@ type faultRig struct {
 // TestFaultTolerance breaks the control plane and the replicas while
 // visitors click at both replicas the whole time: kube-apiserver frozen for
 // longer than the Lease, a replica stopped during a freeze and started
-// again, the leader killed.
+// again, a rolling restart behind readiness-following endpoints, the leader
+// killed.
 func TestFaultTolerance(t *testing.T) {
 	f := newFaultRig(t)
 	// Each scenario starts from where the previous one left the replicas:
 	// after a failure the rest would only report its consequences.
 	_ = t.Run("APIServerFrozen", f.apiServerFrozen) &&
 		t.Run("SIGTERMDuringFreeze", f.sigtermDuringFreeze) &&
+		t.Run("RollingRestart", f.rollingRestart) &&
 		t.Run("LeaderKilled", f.leaderKilled)
 }
 
@@ -225,6 +227,40 @@ func (f *faultRig) sigtermDuringFreeze(t *testing.T) {
 	g.Expect(again.failedCount()).To(BeZero(), "%s: %v", b.name, again)
 	f.sent += again.sent()
 	f.expectCounted(t, f.shared, f.sent)
+}
+
+// rollingRestart restarts the replicas one at a time, as a Deployment
+// rollout does, while visitors reach them through endpoints that follow
+// /readyz: no click fails, every click is counted, and a replica leads
+// afterwards.
+func (f *faultRig) rollingRestart(t *testing.T) {
+	g := NewWithT(t)
+	f.expectCounted(t, f.shared, f.sent)
+	e := watchEndpoints(f.replicas[:]...)
+	defer e.stop()
+	traffic := startClicksVia(e.pick, faultHost, f.shared)
+	defer traffic.stop()
+	time.Sleep(2 * time.Second)
+
+	began := time.Now()
+	for i, r := range f.replicas {
+		g.Expect(r.stop(t, syscall.SIGTERM, time.Minute)).To(Succeed(), "%s exits 0 on SIGTERM; log:\n%s", r.name, r.log.tail(60))
+		r.start(t)
+		f.waitServing(t, r, f.shared...)
+		g.Eventually(e.ready[i].Load).WithTimeout(time.Minute).Should(BeTrue(), "%s back in the endpoints", r.name)
+	}
+	took := time.Since(began)
+	time.Sleep(2 * time.Second)
+	traffic.stop()
+	g.Expect(traffic.failedCount()).To(BeZero(), "clicks through the endpoints: %v", traffic)
+	f.sent += traffic.sent()
+	f.expectCounted(t, f.shared, f.sent)
+	t.Logf("FIGURE rollout: both replicas restarted in %v (shutdown delay %v, probe every %v); %v through the endpoints; all counted",
+		took.Round(100*time.Millisecond), shutdownDelay, probePeriod, traffic)
+
+	f.leader(t)
+	f.createLink(t, "after-rollout")
+	f.waitReady(t, "after-rollout")
 }
 
 // leaderKilled: the leader is SIGKILLed while clicked. The other replica

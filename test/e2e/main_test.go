@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // flushInterval is short so click counts reach Kubernetes quickly in tests.
@@ -27,9 +28,9 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make test` (it builds the control plane into bin/k8s)")
+	assets, err := testenv.Assets()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	kubectlBin = filepath.Join(assets, "kubectl")
@@ -43,8 +44,7 @@ func run(m *testing.M) int {
 
 	// Build bin/kurz exactly as `make build` does, into the temp dir so tests
 	// never race a developer's own build.
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
+	root := testenv.RepoRoot()
 	kurzBin = filepath.Join(tmp, "kurz")
 	build := exec.Command("go", "build", "-o", kurzBin, "./cmd/kurz")
 	build.Dir = root

@@ -63,10 +63,12 @@ func (r *replica) start(t testing.TB) {
 		"--api-bind-address", r.api,
 		"--redirect-bind-address", r.redirect,
 		"--metrics-bind-address", r.metrics,
+		// The test reads kurz_leader without a token.
+		"--metrics-secure=false",
 		"--health-probe-bind-address", r.health,
 		"--click-flush-interval", flushInterval.String(),
 		"--click-spool", r.spool,
-		"--shutdown-delay", "0s",
+		"--shutdown-delay", shutdownDelay.String(),
 	)
 	r.cmd.Env = append(os.Environ(), "KUBECONFIG="+r.kubeconfig)
 	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log

@@ -42,6 +42,12 @@ const (
 // redirect server at addr until stop. Each key redirects to
 // https://example.com/<key>.
 func startClicks(addr, host string, keys []string) *clickTraffic {
+	return startClicksVia(func() (string, error) { return addr, nil }, host, keys)
+}
+
+// startClicksVia is startClicks with the server picked for every request
+// (through endpoints, for a rollout); a pick that fails is a failed click.
+func startClicksVia(pick func() (string, error), host string, keys []string) *clickTraffic {
 	c := &clickTraffic{
 		stopCh: make(chan struct{}),
 		client: &http.Client{
@@ -62,8 +68,11 @@ func startClicks(addr, host string, keys []string) *clickTraffic {
 					return
 				case <-time.After(trafficPause):
 				}
-				key := keys[n%len(keys)]
-				c.record(c.click(addr, host, key))
+				addr, err := pick()
+				if err == nil {
+					err = c.click(addr, host, keys[n%len(keys)])
+				}
+				c.record(err)
 			}
 		}()
 	}

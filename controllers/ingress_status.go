@@ -1,0 +1,112 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/routing"
+)
+
+// setTLSStatus sets d's status.tls and TLSReady condition from its Ingress
+// (routed, nil: none; blocked says why it could not be created), the
+// hostname's Secret and cert-manager's Certificate
+// for it, and patches them when they changed. The patch carries the
+// resourceVersion it was computed from: conditions are one list, and the
+// Domain controller writes Ready into it too. It returns when to look
+// again: at the certificate's expiry, so TLSReady turns False then.
+func (r *IngressReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Domain, routed *networkingv1.Ingress, blocked string, now time.Time) (time.Duration, error) {
+	host := string(d.Spec.Domain)
+	secretName := routing.SecretName(host)
+	in := routing.TLSInput{Host: host, Routed: routed != nil, Blocked: blocked, Now: now}
+	if routed != nil {
+		secret := &corev1.Secret{}
+		switch err := r.Get(ctx, types.NamespacedName{Namespace: r.Config.Namespace, Name: secretName}, secret); {
+		case err == nil:
+			in.Secret = secret
+		case !apierrors.IsNotFound(err):
+			return 0, fmt.Errorf("get Secret %s: %w", secretName, err)
+		}
+		cert, err := r.certificateFor(ctx, secretName)
+		if err != nil {
+			return 0, err
+		}
+		in.Certificate = cert
+	}
+	st := routing.EvaluateTLS(in)
+
+	orig := d.DeepCopy()
+	tls := &kurzv1alpha1.DomainTLS{SecretName: secretName}
+	if routed != nil {
+		tls.Ingress = routed.Name
+	}
+	if st.NotAfter != nil {
+		t := metav1.NewTime(st.NotAfter.Truncate(time.Second))
+		tls.NotAfter = &t
+	}
+	d.Status.TLS = tls
+	meta.SetStatusCondition(&d.Status.Conditions, metav1.Condition{
+		Type:               kurzv1alpha1.ConditionTLSReady,
+		Status:             st.Status,
+		Reason:             st.Reason,
+		Message:            st.Message,
+		ObservedGeneration: d.Generation,
+	})
+	if !apiequality.Semantic.DeepEqual(orig.Status, d.Status) {
+		if err := patchStatus(ctx, r.Client, orig, d, true); err != nil {
+			return 0, err
+		}
+		r.recordTLSTransition(orig, d)
+	}
+	if st.Status == metav1.ConditionTrue && st.NotAfter != nil {
+		return st.NotAfter.Sub(now) + time.Second, nil
+	}
+	return 0, nil
+}
+
+// certificateFor is cert-manager's Certificate whose spec.secretName is
+// secret, nil when there is none or cert-manager is not installed
+// (TLSReady then rests on the Secret alone). ingress-shim names it after
+// the Secret; one made by hand may have any name, hence the search.
+func (r *IngressReconciler) certificateFor(ctx context.Context, secret string) (*routing.Certificate, error) {
+	if !r.Certificates {
+		return nil, nil
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(routing.CertificateGVK.GroupVersion().WithKind(routing.CertificateGVK.Kind + "List"))
+	if err := r.List(ctx, list, client.InNamespace(r.Config.Namespace)); err != nil {
+		return nil, fmt.Errorf("list Certificates: %w", err)
+	}
+	for i := range list.Items {
+		if c := routing.CertificateFrom(&list.Items[i]); c.SecretName == secret {
+			return &c, nil
+		}
+	}
+	return nil, nil
+}
+
+// recordTLSTransition emits an event when TLSReady changed status or
+// reason; the event reason is the condition's.
+func (r *IngressReconciler) recordTLSTransition(before, after *kurzv1alpha1.Domain) {
+	n := meta.FindStatusCondition(after.Status.Conditions, kurzv1alpha1.ConditionTLSReady)
+	o := meta.FindStatusCondition(before.Status.Conditions, kurzv1alpha1.ConditionTLSReady)
+	if r.Recorder == nil || n == nil || (o != nil && o.Status == n.Status && o.Reason == n.Reason) {
+		return
+	}
+	eventType := corev1.EventTypeNormal
+	if n.Reason == kurzv1alpha1.ReasonCertificateInvalid {
+		eventType = corev1.EventTypeWarning
+	}
+	r.Recorder.Eventf(after, nil, eventType, n.Reason, "TLS", "%s", n.Message)
+}

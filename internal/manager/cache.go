@@ -1,0 +1,30 @@
+package manager
+
+import (
+	"fmt"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// cacheByObject is the cache's per-kind settings: the controllers' (the
+// Ingress controller reads Ingresses, Secrets and Certificates in kurz's
+// namespace only), nil when no role needs any. It records in o whether
+// cert-manager is installed, so the controllers built later agree with the
+// cache.
+func cacheByObject(cfg *rest.Config, o *Options) (map[client.Object]cache.ByObject, error) {
+	if !o.EnableControllers || o.Controllers.Ingress.Class == "" {
+		return nil, nil
+	}
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP client: %w", err)
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("REST mapper: %w", err)
+	}
+	return o.Controllers.CacheByObject(mapper)
+}

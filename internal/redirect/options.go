@@ -1,0 +1,131 @@
+package redirect
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/kurz-dev/kurz/internal/clientip"
+)
+
+// Options configure the redirect server.
+type Options struct {
+	// BindAddress is where the redirect listener listens.
+	BindAddress string
+	// Status is the code of redirect answers: 301, 302, 307 or 308.
+	Status int
+	// CookieSecret signs the cookies that remember a typed password. Replicas
+	// must share it, or a visitor moved to another replica types the password
+	// again. Empty (and no CookieSecretFile): a random per-process key.
+	CookieSecret string
+	// CookieSecretFile holds the cookie secret (e.g. a mounted Secret).
+	CookieSecretFile string
+	// ClickFlushInterval is how often counted clicks are written to status.
+	ClickFlushInterval time.Duration
+	// ClickFlushQPS bounds the rate of click status writes of this replica.
+	ClickFlushQPS float64
+	// TrustedProxies are the networks of the proxies in front of the server
+	// (an ingress): when the TCP peer is in one, the visitor's address for
+	// password rate limits is the right-most untrusted address of
+	// X-Forwarded-For. Empty: the peer is the visitor, X-Forwarded-For is
+	// ignored (anyone could forge it).
+	TrustedProxies []netip.Prefix
+	// ClickSpool is a file where a replica keeps the clicks it cannot write
+	// (API server unreachable): from the first flush round that fails until
+	// one writes everything, and on shutdown; the next start replays and
+	// then removes it. Empty: such clicks are lost on shutdown.
+	ClickSpool string
+	// ShutdownTimeout bounds the graceful shutdown of the listener and the
+	// final click flush (each).
+	ShutdownTimeout time.Duration
+	// PasswordConcurrency bounds the bcrypt comparisons running at once; an
+	// attempt that finds no free slot within a second gets 429.
+	PasswordConcurrency int
+	// MaxConns bounds the open connections, idle ones included; past it the listener
+	// answers 503 and closes.
+	MaxConns int
+	// MaxConnsPerIP bounds the open connections of one TCP peer address; past it
+	// the listener answers 429 and closes. Behind an ingress the peer is the
+	// ingress: size it for the ingress's connection pool, or 0 (no limit).
+	MaxConnsPerIP int
+}
+
+// DefaultOptions returns the production defaults.
+func DefaultOptions() Options {
+	return Options{
+		BindAddress:        ":8081",
+		Status:             http.StatusFound,
+		ClickFlushInterval: 10 * time.Second,
+		ClickFlushQPS:      50,
+		ShutdownTimeout:    10 * time.Second,
+		// Half the CPUs (at least one) check passwords; the rest stay free
+		// for redirects whatever the password traffic.
+		PasswordConcurrency: max(runtime.GOMAXPROCS(0)/2, 1),
+		// 20 000 idle keep-alive connections take about 50 MiB (see the
+		// README); the Deployment's limit is 1 GiB.
+		MaxConns:      50000,
+		MaxConnsPerIP: 0,
+	}
+}
+
+// BindFlags registers the redirect server's flags on fs.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.BindAddress, "redirect-bind-address", o.BindAddress, "Address the redirect server listens on.")
+	fs.IntVar(&o.Status, "redirect-status", o.Status, "HTTP status of redirects: 301, 302, 307 or 308.")
+	fs.StringVar(&o.CookieSecret, "redirect-cookie-secret", o.CookieSecret, "Secret that signs password cookies; share it between replicas (default: a random key per process, so a visitor may have to retype a password on another replica).")
+	fs.StringVar(&o.CookieSecretFile, "redirect-cookie-secret-file", o.CookieSecretFile, "File holding the password cookie secret (overrides --redirect-cookie-secret).")
+	fs.DurationVar(&o.ClickFlushInterval, "click-flush-interval", o.ClickFlushInterval, "How often counted clicks are written to the Links' status.")
+	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
+	fs.StringVar(&o.ClickSpool, "click-spool", o.ClickSpool, "File where clicks that cannot be written (API server unreachable) are kept, from the first flush that fails and on shutdown, for the next start, which replays them; written only while such clicks are pending. Its directory must be writable and survive restarts (default: none, such clicks are lost on shutdown).")
+	fs.Func("redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).", func(s string) error {
+		p, err := clientip.ParseTrustedProxies(s)
+		o.TrustedProxies = p
+		return err
+	})
+	fs.DurationVar(&o.ShutdownTimeout, "redirect-shutdown-timeout", o.ShutdownTimeout, "Time allowed to drain connections, and then to flush clicks, on shutdown.")
+	fs.IntVar(&o.PasswordConcurrency, "redirect-password-concurrency", o.PasswordConcurrency, "Password checks (bcrypt) running at once per replica; an attempt waiting over a second gets 429 (default: half the CPUs, at least 1).")
+	fs.IntVar(&o.MaxConns, "redirect-max-conns", o.MaxConns, "Connections the redirect server holds at once; more are answered 503 and closed.")
+	fs.IntVar(&o.MaxConnsPerIP, "redirect-max-conns-per-ip", o.MaxConnsPerIP, "Connections from one peer address; more are answered 429 and closed (0: no limit; behind an ingress the peer is the ingress).")
+}
+
+// Validate reports options that cannot work.
+func (o *Options) Validate() error {
+	switch o.Status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+	default:
+		return fmt.Errorf("--redirect-status must be 301, 302, 307 or 308, not %d", o.Status)
+	}
+	if o.ClickFlushInterval <= 0 {
+		return errors.New("--click-flush-interval must be positive")
+	}
+	if o.ClickFlushQPS <= 0 {
+		return errors.New("--click-flush-qps must be positive")
+	}
+	if o.ClickSpool != "" {
+		if st, err := os.Stat(filepath.Dir(o.ClickSpool)); err != nil || !st.IsDir() {
+			return fmt.Errorf("--click-spool %s: its directory must exist", o.ClickSpool)
+		}
+		if st, err := os.Stat(o.ClickSpool); err == nil && st.IsDir() {
+			return fmt.Errorf("--click-spool %s is a directory, not a file", o.ClickSpool)
+		}
+	}
+	if o.ShutdownTimeout <= 0 {
+		return errors.New("--redirect-shutdown-timeout must be positive")
+	}
+	if o.PasswordConcurrency <= 0 {
+		return errors.New("--redirect-password-concurrency must be positive")
+	}
+	if o.MaxConns <= 0 {
+		return errors.New("--redirect-max-conns must be positive")
+	}
+	if o.MaxConnsPerIP < 0 {
+		return errors.New("--redirect-max-conns-per-ip must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package redirect
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Clicks waiting to be written, computed when Prometheus scrapes: the
+// counts of the queued counters (and of the batch a flush round holds),
+// plus the writes whose outcome is unknown. Reading them costs a lock and
+// an atomic load per queued Link, nothing on the click path.
+var (
+	pendingClicksDesc = prometheus.NewDesc("kurz_clicks_pending",
+		"Clicks counted by this replica and not yet known to be stored in Link status (an API server outage makes it grow).", nil, nil)
+	pendingLinksDesc = prometheus.NewDesc("kurz_clicks_pending_links",
+		"Links with clicks counted by this replica and not yet known to be stored.", nil, nil)
+)
+
+// pendingCollector sums the pending clicks of the flushers running in the
+// process: one in production; tests run several managers in one process.
+type pendingCollector struct {
+	mu       sync.Mutex
+	flushers map[*flusher]struct{}
+}
+
+var pendingClicks = &pendingCollector{flushers: map[*flusher]struct{}{}}
+
+// add counts f's pending clicks until the returned func is called.
+func (p *pendingCollector) add(f *flusher) (remove func()) {
+	p.mu.Lock()
+	p.flushers[f] = struct{}{}
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		delete(p.flushers, f)
+		p.mu.Unlock()
+	}
+}
+
+func (p *pendingCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- pendingClicksDesc
+	ch <- pendingLinksDesc
+}
+
+func (p *pendingCollector) Collect(ch chan<- prometheus.Metric) {
+	p.mu.Lock()
+	var links, clicks int64
+	for f := range p.flushers {
+		l, c := f.pending()
+		links += l
+		clicks += c
+	}
+	p.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(pendingClicksDesc, prometheus.GaugeValue, float64(clicks))
+	ch <- prometheus.MustNewConstMetric(pendingLinksDesc, prometheus.GaugeValue, float64(links))
+}
+
+// pending returns the Links with clicks not known to be stored, and those
+// clicks: queued counts, the patch in flight, and the writes whose outcome
+// is unknown (as of the last flush round, or of its planning while the
+// spool is on disk). It is a snapshot, exact between flush rounds; during
+// one, a count may be read twice or not at all for the moment it moves.
+func (f *flusher) pending() (links, clicks int64) {
+	byLink := map[types.UID]int64{}
+	if seen := f.unsureSeen.Load(); seen != nil {
+		for uid, n := range *seen {
+			byLink[uid] += n
+		}
+	}
+	if w := f.inflight.Load(); w != nil {
+		byLink[w.uid] += w.clicks
+	}
+	f.q.mu.Lock()
+	// A counter clicked again during a round is in both lists: count it once.
+	counted := make(map[*counter]struct{}, len(f.q.cur)+len(f.q.flushing))
+	for _, batch := range [][]*counter{f.q.cur, f.q.flushing} {
+		for _, c := range batch {
+			if _, dup := counted[c]; dup {
+				continue
+			}
+			counted[c] = struct{}{}
+			if n := c.n.Load(); n > 0 {
+				byLink[c.uid] += n
+			}
+		}
+	}
+	f.q.mu.Unlock()
+	for _, n := range byLink {
+		if n > 0 {
+			links++
+			clicks += n
+		}
+	}
+	return links, clicks
+}
+
+// roundDone ends a flush round: its batch is back in the queue (what it
+// could not write) or stored, and its unknown-outcome writes are published
+// for pending.
+func (f *flusher) roundDone() {
+	f.q.roundDone()
+	f.publishUnsure()
+}
+
+// publishUnsure copies the unknown-outcome writes for pending.
+func (f *flusher) publishUnsure() {
+	seen := make(map[types.UID]int64, len(f.unsure))
+	for uid, u := range f.unsure {
+		seen[uid] = u.Delta
+	}
+	f.unsureSeen.Store(&seen)
+}
+
+// inflightWrite is the clicks of one Link that a flush is sending.
+type inflightWrite struct {
+	uid    types.UID
+	clicks int64
+}

@@ -1,0 +1,53 @@
+package routing
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+func TestDecide(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	grace := time.Hour
+	domain := func(host string, phase kurzv1alpha1.DomainPhase, ready metav1.ConditionStatus, since time.Time, claimHost string) *kurzv1alpha1.Domain {
+		d := &kurzv1alpha1.Domain{Spec: kurzv1alpha1.DomainSpec{Domain: kurzv1alpha1.Hostname(host)}}
+		d.Status.Phase = phase
+		d.Status.Claim = &kurzv1alpha1.DomainClaim{Hostname: claimHost}
+		d.Status.Conditions = []metav1.Condition{{Type: kurzv1alpha1.ConditionReady, Status: ready, LastTransitionTime: metav1.NewTime(since)}}
+		return d
+	}
+	ingressFor := func(host string) *networkingv1.Ingress {
+		return &networkingv1.Ingress{Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: host}}}}
+	}
+	active := domain("go.example.com", kurzv1alpha1.DomainActive, metav1.ConditionTrue, now.Add(-time.Minute), "go.example.com")
+	lapsed := func(ago time.Duration) *kurzv1alpha1.Domain {
+		return domain("go.example.com", kurzv1alpha1.DomainPending, metav1.ConditionFalse, now.Add(-ago), "go.example.com")
+	}
+
+	for _, tc := range []struct {
+		name     string
+		d        *kurzv1alpha1.Domain
+		holds    bool
+		existing *networkingv1.Ingress
+		want     Decision
+	}{
+		{"Domain gone", nil, false, ingressFor("go.example.com"), Decision{Action: Remove}},
+		{"hostname held by another Domain", active, false, ingressFor("go.example.com"), Decision{Action: Remove}},
+		{"Active owner", active, true, nil, Decision{Action: Apply}},
+		{"Active owner, Ingress for an old hostname", active, true, ingressFor("old.example.com"), Decision{Action: Apply}},
+		{"hostname edited, new claim not recorded yet",
+			domain("new.example.com", kurzv1alpha1.DomainActive, metav1.ConditionTrue, now, "go.example.com"), true, ingressFor("go.example.com"), Decision{Action: Remove}},
+		{"never Active: nothing to keep", lapsed(time.Minute), true, nil, Decision{Action: Remove}},
+		{"no longer Active, within grace", lapsed(10 * time.Minute), true, ingressFor("go.example.com"), Decision{Action: Keep, Wait: 50 * time.Minute}},
+		{"no longer Active, grace over", lapsed(2 * time.Hour), true, ingressFor("go.example.com"), Decision{Action: Remove}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			NewWithT(t).Expect(Decide(tc.d, tc.holds, tc.existing, grace, now)).To(Equal(tc.want))
+		})
+	}
+}

@@ -1,0 +1,110 @@
+package visibility
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/pagination"
+)
+
+var base = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func createdAt(l *kurzv1alpha1.Link) time.Time { return l.CreationTimestamp.Time }
+
+// link makes a Link created at base + us microseconds, at resourceVersion rv.
+func link(ns, uid string, us int, rv int) *kurzv1alpha1.Link {
+	return &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{
+		Namespace: ns, Name: "l-" + uid, UID: types.UID(uid), ResourceVersion: strconv.Itoa(rv),
+		CreationTimestamp: metav1.NewTime(base.Add(time.Duration(us) * time.Microsecond)),
+	}}
+}
+
+// waiting reports whether some WaitFor is blocked on the tracker.
+func waiting(tr *Tracker) func() bool {
+	return func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return tr.changed != nil
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ix := pagination.NewIndex(createdAt)
+	tr := Track(ix)
+	ix.Upsert(link("a", "u1", 10, 5))
+
+	// Already there, at that version or a later one.
+	g.Expect(tr.WaitFor(ctx, "u1", "5", false)).To(Succeed())
+	g.Expect(tr.WaitFor(ctx, "u1", "4", false)).To(Succeed())
+	g.Expect(tr.WaitFor(ctx, "u2", "", true)).To(Succeed())
+	g.Expect(tr.WaitFor(ctx, "u1", "not-a-number", false)).To(MatchError(ContainSubstring("not a number")))
+
+	// Not there yet: a cancelled context ends the wait with its error.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	g.Expect(tr.WaitFor(cancelled, "u1", "6", false)).To(MatchError(context.Canceled))
+	g.Expect(tr.WaitFor(cancelled, "u1", "", true)).To(MatchError(context.Canceled))
+
+	t.Run("returns on the write", func(t *testing.T) {
+		g := NewWithT(t)
+		done := make(chan error, 1)
+		go func() { done <- tr.WaitFor(ctx, "u1", "7", false) }()
+		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		ix.Upsert(link("a", "u1", 10, 6)) // not yet
+		ix.Upsert(link("a", "u3", 10, 7)) // another object
+		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		g.Expect(done).NotTo(Receive())
+		ix.Upsert(link("a", "u1", 10, 7))
+		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
+	})
+
+	t.Run("returns on a new object", func(t *testing.T) {
+		g := NewWithT(t)
+		done := make(chan error, 1)
+		go func() { done <- tr.WaitFor(ctx, "u9", "9", false) }()
+		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		ix.Upsert(link("a", "u9", 10, 9))
+		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
+	})
+
+	t.Run("returns on delete", func(t *testing.T) {
+		g := NewWithT(t)
+		done := make(chan error, 1)
+		go func() { done <- tr.WaitFor(ctx, "u1", "", true) }()
+		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		ix.Delete(link("a", "u3", 10, 8))
+		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		g.Expect(done).NotTo(Receive())
+		ix.Delete(link("a", "u1", 10, 8))
+		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
+	})
+
+	t.Run("times out", func(t *testing.T) {
+		g := NewWithT(t)
+		short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		defer cancel()
+		g.Expect(tr.WaitFor(short, "u9", "10", false)).To(MatchError(context.DeadlineExceeded))
+	})
+
+	t.Run("many waiters", func(t *testing.T) {
+		g := NewWithT(t)
+		done := make(chan error, 10)
+		for range 10 {
+			go func() { done <- tr.WaitFor(ctx, "u9", "11", false) }()
+		}
+		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		ix.Upsert(link("a", "u9", 10, 11))
+		for range 10 {
+			g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
+		}
+	})
+}

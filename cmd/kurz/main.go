@@ -30,8 +30,10 @@ func main() {
 	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "manager":
+		tuneGC()
 		err = runManager(args)
 	case "dev":
+		tuneGC()
 		err = runDev(args)
 	case "version", "--version":
 		fmt.Println(version.Get())

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/cacheslim"
 )
 
 var microTimestamp = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$`)
@@ -163,4 +164,34 @@ func TestLinkHolderUpdatesDespiteKubectlDuplicate(t *testing.T) {
 	r = w.editor.do("PUT", "/api/v1/links/"+other["id"].(string), map[string]any{"key": "dup", "domain": host, "url": "https://example.com/d"})
 	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
 	g.Expect(r.fieldErrors("key")).To(Equal([]string{"The key has already been taken."}))
+}
+
+// TestLinkUpdateKeepsWhatTheCacheDrops: the cache keeps no last-applied
+// annotation (internal/cacheslim), so an update through the API must write
+// only what it changes, not the cached object whole.
+func TestLinkUpdateKeepsWhatTheCacheDrops(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	w := newWorkspace(t)
+	host := uniqueHost()
+	w.createDomain(t, host)
+	applied := &kurzv1alpha1.Link{
+		ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "applied", Annotations: map[string]string{
+			cacheslim.LastApplied: `{"apiVersion":"kurz.dev/v1alpha1","kind":"Link"}`,
+			"team":                "growth",
+		}},
+		Spec: kurzv1alpha1.LinkSpec{Domain: kurzv1alpha1.Hostname(host), Key: "applied", URL: "https://example.com/a"},
+	}
+	g.Expect(k8s.Create(ctx, applied)).To(Succeed())
+	id := string(applied.UID)
+	g.Eventually(func() int { return w.editor.do("GET", "/api/v1/links/"+id, nil).status }, "20s").Should(Equal(http.StatusOK))
+
+	r := w.editor.do("PUT", "/api/v1/links/"+id, map[string]any{"key": "applied", "domain": host, "url": "https://example.com/b"})
+	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+
+	var stored kurzv1alpha1.Link
+	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(applied), &stored)).To(Succeed())
+	g.Expect(string(stored.Spec.URL)).To(Equal("https://example.com/b"))
+	g.Expect(stored.Annotations).To(Equal(applied.Annotations))
+	g.Expect(stored.ManagedFields).NotTo(BeEmpty())
 }

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
 	"github.com/kurz-dev/kurz/internal/testenv"
@@ -80,7 +81,7 @@ func setupSuite(e *testenv.Env) error {
 		Scheme:                 kurzscheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Cache:                  cache.Options{DefaultTransform: cacheslim.Transform},
 	})
 	if err != nil {
 		return err

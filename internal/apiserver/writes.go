@@ -19,7 +19,8 @@ var writeRetry = retry.DefaultRetry
 // update applies apply to cur and writes it. When someone else wrote in
 // between (a click flush, kubectl), it applies the request again to what
 // is there now, unless the object is gone or replaced: that is "not found".
-// It returns the object as written.
+// It returns the object as written. The write is a patch (specPatch), never
+// the cached object whole.
 func (k *resource[T, V]) update(ctx context.Context, s *server, cur T, apply func(T)) (T, error) {
 	obj, first := cur, true
 	err := retry.RetryOnConflict(writeRetry, func() error {
@@ -34,8 +35,9 @@ func (k *resource[T, V]) update(ctx context.Context, s *server, cur T, apply fun
 			obj = fresh
 		}
 		first = false
+		orig := obj.DeepCopyObject().(client.Object)
 		apply(obj)
-		return s.client.Update(ctx, obj)
+		return s.client.Patch(ctx, obj, specPatch(orig))
 	})
 	if err != nil {
 		return obj, k.writeError(ctx, s, cur, err)
@@ -136,4 +138,13 @@ func stamp[T client.Object](ctx context.Context, s *server, obj T, stampFn func(
 // restore copies src's state into dst (both of the same kind).
 func restore[T client.Object](dst, src T) {
 	any(src).(interface{ DeepCopyInto(T) }).DeepCopyInto(dst)
+}
+
+// specPatch is how the API writes an update: a JSON merge patch of what
+// the request changed since orig, under orig's resourceVersion. An Update
+// would send the cached object whole, and the cache drops what no role
+// reads (managedFields, kubectl's last-applied annotation): the write would
+// delete them on the server.
+func specPatch(orig client.Object) client.Patch {
+	return client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
 }

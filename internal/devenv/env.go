@@ -156,6 +156,18 @@ func (e *Env) Kubeconfig() string { return filepath.Join(e.shown, "kubeconfig") 
 // Token is the path of the API token file, as the user gave DataDir.
 func (e *Env) Token() string { return filepath.Join(e.shown, "token") }
 
+// PIDs returns the process ids of etcd and kube-apiserver (0 when not
+// running), for tools that measure their memory (hack/bench-scale).
+func (e *Env) PIDs() (etcd, apiServer int) {
+	pid := func(c *child) int {
+		if c == nil || c.cmd.Process == nil {
+			return 0
+		}
+		return c.cmd.Process.Pid
+	}
+	return pid(e.etcd), pid(e.apiSrv)
+}
+
 // Watch blocks until ctx is done (nil) or etcd or kube-apiserver exits on
 // its own (an error with the end of its log), so that kurz dev stops with a
 // reason instead of serving on a dead control plane.

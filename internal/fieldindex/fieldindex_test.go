@@ -2,10 +2,13 @@ package fieldindex_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -48,8 +51,6 @@ func TestSetup(t *testing.T) {
 		obj   client.Object
 		want  string
 	}{
-		{"Link " + fieldindex.UID, link, "u1"},
-		{"Domain " + fieldindex.UID, domain, "u2"},
 		{"Link " + fieldindex.Domain, link, "go.example"},
 		{"Domain " + fieldindex.Domain, domain, "go.example"},
 		{"Link " + fieldindex.DomainKey, link, "go.example/a/b"},
@@ -63,4 +64,51 @@ func TestSetup(t *testing.T) {
 		})
 	}
 	g.Expect(fieldindex.DomainKeyOf("go.example", "a/b")).To(Equal("go.example/a/b"))
+}
+
+// informers is a FieldIndexer with informers, as the manager's cache is: the
+// per-Link unique indexes go to the informer directly.
+type informers struct {
+	recorder
+	added map[string]toolscache.Indexers // by kind
+}
+
+func (c informers) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	return indexerRecorder{added: c.added, kind: kindOf(obj)}, nil
+}
+
+// indexerRecorder embeds cache.Informer (nil): Setup must call nothing but
+// AddIndexers, or the test panics.
+type indexerRecorder struct {
+	cache.Informer
+	added map[string]toolscache.Indexers
+	kind  string
+}
+
+func (r indexerRecorder) AddIndexers(ix toolscache.Indexers) error {
+	if r.added[r.kind] == nil {
+		r.added[r.kind] = toolscache.Indexers{}
+	}
+	maps.Copy(r.added[r.kind], ix)
+	return nil
+}
+
+func TestSetupOnACacheIndexesUniqueValuesPerNamespaceOnly(t *testing.T) {
+	g := NewWithT(t)
+	c := informers{recorder: recorder{}, added: map[string]toolscache.Indexers{}}
+	g.Expect(fieldindex.Setup(context.Background(), c)).To(Succeed())
+
+	// Shared values keep controller-runtime's index (namespaced and
+	// cluster-wide); the domain+key of Links is per namespace only.
+	g.Expect(c.recorder).To(HaveKey("Link " + fieldindex.Domain))
+	g.Expect(c.recorder).To(HaveKey("Domain " + fieldindex.Domain))
+	g.Expect(c.recorder).NotTo(HaveKey("Link " + fieldindex.DomainKey))
+
+	link := &kurzv1alpha1.Link{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", UID: "u1"},
+		Spec:       kurzv1alpha1.LinkSpec{Domain: "go.example", Key: "a/b"},
+	}
+	f := c.added["Link"]["field:"+fieldindex.DomainKey]
+	g.Expect(f).NotTo(BeNil())
+	g.Expect(f(link)).To(Equal([]string{"team-a/go.example/a/b"}))
 }

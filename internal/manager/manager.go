@@ -13,6 +13,7 @@ import (
 
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/apiserver"
+	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/gauges"
 	"github.com/kurz-dev/kurz/internal/redirect"
@@ -56,11 +57,13 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		Scheme:                  Scheme,
 		Metrics:                 metricsOptions(o),
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
+		PprofBindAddress:        o.PprofBindAddress,
 		GracefulShutdownTimeout: &grace,
 		Cache: cache.Options{
-			// managedFields are a large share of every object and no role
-			// reads them; dropping them keeps memory per link small.
-			DefaultTransform: cache.TransformStripManagedFields(),
+			// Every replica holds every Link: managedFields, the
+			// last-applied annotation and repeated strings would be most
+			// of its memory (internal/cacheslim).
+			DefaultTransform: cacheslim.Transform,
 			ByObject:         byObject,
 		},
 	})

@@ -25,6 +25,9 @@ type Options struct {
 	// a self-signed certificate made at start.
 	MetricsCertPath, MetricsCertName, MetricsCertKey string
 	HealthProbeBindAddress                           string
+	// PprofBindAddress serves net/http/pprof ("0": off), for heap
+	// profiles of a running replica (hack/bench-scale reads them).
+	PprofBindAddress string
 
 	LeaderElect             bool
 	LeaderElectionNamespace string
@@ -59,6 +62,7 @@ func DefaultOptions() Options {
 		MetricsCertName:        "tls.crt",
 		MetricsCertKey:         "tls.key",
 		HealthProbeBindAddress: ":8083",
+		PprofBindAddress:       "0",
 		LeaderElectionID:       "kurz-controllers.kurz.dev",
 		// client-go's (and controller-runtime's) defaults.
 		LeaseDuration:     15 * time.Second,
@@ -82,6 +86,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsCertName, "metrics-cert-name", o.MetricsCertName, "File name of the metrics server's certificate in --metrics-cert-path.")
 	fs.StringVar(&o.MetricsCertKey, "metrics-cert-key", o.MetricsCertKey, "File name of the metrics server's private key in --metrics-cert-path.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of the /healthz and /readyz probes; \"0\" disables them.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address of the Go profiler (/debug/pprof/); \"0\" disables it. It shows internals: keep it on loopback.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Elect a leader (Lease) among replicas to run the controllers; the API and redirect servers run on every replica.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election Lease (default: the pod's namespace).")
 	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "Name of the leader election Lease.")

@@ -279,9 +279,19 @@ func (ix *Index) domainOwner(host string) *domainRec {
 
 // keyWinner asks claims which Link of namespace holds host/key.
 func (ix *Index) keyWinner(host, key, namespace string) *Entry {
+	cands := ix.linksByHost[host][key]
+	if len(cands) == 1 {
+		// One claimant, nearly every key: what claims.KeyWinner decides for
+		// one Link, without building stubs for it (this runs for every
+		// Link of the initial list).
+		if r := cands[0]; r.namespace == namespace && !r.deleting {
+			return r.entry
+		}
+		return nil
+	}
 	var cs []claims.KeyClaim
 	var recs []*linkRec
-	for _, r := range ix.linksByHost[host][key] {
+	for _, r := range cands {
 		if r.namespace == namespace {
 			cs = append(cs, r.keyClaim())
 			recs = append(recs, r)

@@ -1,0 +1,134 @@
+// Command bench-scale measures kurz at scale as an operator would (make
+// bench-scale N=...): it starts the control plane of `kurz dev` (etcd and
+// kube-apiserver, internal/devenv) in a data directory, loads N Links into
+// namespace default (as `kubectl apply` would write them, with the
+// last-applied-configuration annotation), then starts `kurz manager` (every
+// role) as a separate process on free ports and measures:
+//
+//   - time until /readyz passes and until the last Link redirects;
+//   - time until every Link is reconciled (status.observedGeneration
+//     caught up and a Ready condition written);
+//   - the RSS of kurz (peak while starting, and settled), kube-apiserver and
+//     etcd, and a heap profile of kurz (go tool pprof -top);
+//   - API latency p50/p99 for the first, middle and last page and a show;
+//   - redirect throughput over keep-alive connections;
+//   - then it restarts the manager and measures serving and RSS again.
+//
+// With -data-dir the directory is kept, and a later run that finds the
+// Links there already skips the load (and measures a start with status
+// settled). Figures go to stdout as a Markdown table.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kurz-dev/kurz/internal/devenv"
+)
+
+type config struct {
+	n           int
+	kurz        string
+	dataDir     string
+	outDir      string
+	workers     int
+	lastApplied bool
+	settle      time.Duration
+	apiSamples  int
+	loadTime    time.Duration
+	conns       int
+	restart     bool
+	loadOnly    bool
+	cpuProfile  time.Duration
+	extraArgs   stringList
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return fmt.Sprint(*s) }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func main() {
+	var c config
+	flag.IntVar(&c.n, "n", 100000, "Links to load.")
+	flag.StringVar(&c.kurz, "kurz", "bin/kurz", "The kurz binary to start as the manager.")
+	flag.StringVar(&c.dataDir, "data-dir", "", "Control-plane data directory, kept after the run; one that holds the Links already skips the load (default: a temporary directory, removed).")
+	flag.StringVar(&c.outDir, "out", "", "Directory for heap profiles and the manager's logs (default: a temporary directory, kept).")
+	flag.IntVar(&c.workers, "workers", 32, "Concurrent creates while loading.")
+	flag.BoolVar(&c.lastApplied, "last-applied", true, "Give each Link the last-applied-configuration annotation client-side kubectl apply writes.")
+	flag.DurationVar(&c.settle, "settle-timeout", 20*time.Minute, "How long to wait for every Link to be reconciled.")
+	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API latency figure.")
+	flag.DurationVar(&c.loadTime, "redirect-duration", 5*time.Second, "Duration of the redirect throughput run.")
+	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
+	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")
+	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")
+	flag.DurationVar(&c.cpuProfile, "restart-cpu-profile", 20*time.Second, "Profile the CPU of the restarted manager for this long from its start (0: no profile).")
+	flag.Var(&c.extraArgs, "manager-arg", "Extra flag for kurz manager (repeatable).")
+	flag.Parse()
+	ctrllog.SetLogger(logr.Discard()) // the tool's own informer; its progress is logf
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-scale:", err)
+		os.Exit(1)
+	}
+}
+
+func run(c config) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if c.kurz, err = filepath.Abs(c.kurz); err != nil {
+		return err
+	}
+	if c.dataDir == "" {
+		dir, err := os.MkdirTemp("", "bench-scale-data-")
+		if err != nil {
+			return err
+		}
+		defer func() { _ = os.RemoveAll(dir) }()
+		c.dataDir = dir
+	}
+	if c.outDir == "" {
+		if c.outDir, err = os.MkdirTemp("", "bench-scale-out-"); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(c.outDir, 0o755); err != nil {
+		return err
+	}
+	logf("control plane in %s, profiles and logs in %s", c.dataDir, c.outDir)
+	env, err := devenv.Start(ctx, devenv.Options{DataDir: c.dataDir})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			logf("stop control plane: %v", err)
+		}
+	}()
+	r := &results{n: c.n}
+	if err := load(ctx, c, env, r); err != nil {
+		return err
+	}
+	if c.loadOnly {
+		return nil
+	}
+	if err := measure(ctx, c, env, r); err != nil {
+		r.print(os.Stdout)
+		return err
+	}
+	r.print(os.Stdout)
+	return nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s bench-scale: "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kurz-dev/kurz/internal/devenv"
+)
+
+// startFigures are those of one manager start.
+type startFigures struct {
+	ready, served  time.Duration // /readyz passes; the last Link redirects
+	peakRSS        int64         // VmHWM up to served
+	cpuServed      float64       // CPU seconds used until served
+	rss10s         int64         // RSS 10 s after served
+	heapTop        string
+	loadAtServed   string
+	settled        time.Duration // every Link reconciled (first start only)
+	settledRSS     int64
+	loadAtSettled  string
+	apiServerRSS   int64
+	etcdRSS        int64
+	settledReadyOK int // Links whose Ready condition is True
+	unsettled      int // Links not reconciled when -settle-timeout ran out
+}
+
+// measure starts the manager, measures the first start and, with
+// c.restart, a restart.
+func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
+	kubeconfig, err := filepath.Abs(env.Kubeconfig())
+	if err != nil {
+		return err
+	}
+	token, err := os.ReadFile(env.Token())
+	if err != nil {
+		return err
+	}
+	w, err := startWatcher(ctx, c, env)
+	if err != nil {
+		return err
+	}
+	defer w.stop()
+	r.loadAtStart = uptime()
+	m, err := startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-1.log"))
+	if err != nil {
+		return err
+	}
+	w.from(m.started)
+	defer func() { m.stop() }()
+	logf("manager started (pid %d)", m.cmd.Process.Pid)
+	if err := waitServing(ctx, c, m, &r.first); err != nil {
+		return err
+	}
+	if err := w.waitSettled(ctx, c, m, r); err != nil {
+		return err
+	}
+	etcdPID, apiPID := env.PIDs()
+	r.first.apiServerRSS, _ = procStatus(apiPID)
+	r.first.etcdRSS, _ = procStatus(etcdPID)
+	if r.first.heapTop, err = saveHeapProfile(ctx, m, filepath.Join(c.outDir, "heap-settled.pprof")); err != nil {
+		logf("heap profile: %v", err)
+	}
+	r.loadAtAPI = uptime()
+	if err := measureAPI(ctx, c, m, strings.TrimSpace(string(token)), r); err != nil {
+		return err
+	}
+	r.loadAtRedirect = uptime()
+	if err := measureRedirects(c, m, r); err != nil {
+		return err
+	}
+	if !c.restart {
+		return nil
+	}
+	logf("restarting the manager")
+	m.stop()
+	if m, err = startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-2.log")); err != nil {
+		return err
+	}
+	r.restarted = true
+	var cpuTop func() string
+	if c.cpuProfile > 0 {
+		cpuTop = startCPUProfile(ctx, m, c.cpuProfile, filepath.Join(c.outDir, "cpu-restart.pprof"))
+	}
+	if err := waitServing(ctx, c, m, &r.restart); err != nil {
+		return err
+	}
+	if cpuTop != nil {
+		r.restartCPUTop = cpuTop()
+	}
+	if r.restart.heapTop, err = saveHeapProfile(ctx, m, filepath.Join(c.outDir, "heap-restart.pprof")); err != nil {
+		logf("heap profile: %v", err)
+	}
+	return nil
+}
+
+// waitServing polls /readyz and the last Link until both answer, then
+// samples the RSS 10 s later.
+func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures) error {
+	noFollow := &http.Client{
+		Timeout:       2 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	get := func(url, host string) int {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return 0
+		}
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := noFollow.Do(req)
+		if err != nil {
+			return 0
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	last := "http://" + m.redirect + "/" + linkKey(c.n-1)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for f.ready == 0 || f.served == 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		if m.exited() {
+			return errors.New("kurz manager exited; see its log")
+		}
+		if f.ready == 0 && get("http://"+m.health+"/readyz", "") == http.StatusOK {
+			f.ready = time.Since(m.started)
+			logf("ready after %s", f.ready.Round(100*time.Millisecond))
+		}
+		if f.served == 0 && get(last, host) == http.StatusFound {
+			f.served = time.Since(m.started)
+			_, f.peakRSS = procStatus(m.cmd.Process.Pid)
+			f.cpuServed = cpuSeconds(m.cmd.Process.Pid)
+			f.loadAtServed = uptime()
+			logf("last Link redirects after %s", f.served.Round(100*time.Millisecond))
+		}
+		if time.Since(m.started) > 10*time.Minute {
+			return errors.New("not serving after 10 minutes")
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(10 * time.Second):
+	}
+	f.rss10s, _ = procStatus(m.cmd.Process.Pid)
+	_, f.peakRSS = procStatus(m.cmd.Process.Pid)
+	return nil
+}
+
+// results are every figure of a run.
+type results struct {
+	n                         int
+	restartCPUTop             string
+	loadAtStart               string
+	loadRate                  float64 // creates/s; -1: Links were there
+	first, restart            startFigures
+	restarted                 bool
+	api                       []apiFigure
+	loadAtAPI, loadAtRedirect string
+	redirectRPS               float64
+	redirectP99               time.Duration
+	redirectErrors            int
+}
+
+func mib(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+func (r *results) print(w *os.File) {
+	perLink := func(b int64) string {
+		if r.n == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%.1f KB per link)", float64(b)/float64(r.n)/1000)
+	}
+	p := func(k, v string) { fmt.Fprintf(w, "| %s | %s |\n", k, v) }
+	fmt.Fprintf(w, "\n| %d Links | measured |\n|---|---|\n", r.n)
+	if r.loadRate > 0 {
+		p("load (creates, client-go)", fmt.Sprintf("%.0f/s", r.loadRate))
+	}
+	f := r.first
+	p("load average when the manager started", r.loadAtStart)
+	p("first start: /readyz passes", secs(f.ready))
+	p("first start: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(f.served), f.loadAtServed, f.cpuServed))
+	if f.unsettled > 0 {
+		p("controllers settled (every Link reconciled)", fmt.Sprintf("not within %s: %d of %d reconciled (load %s)", secs(f.settled), r.n-f.unsettled, r.n, f.loadAtSettled))
+		p("kurz RSS, at the timeout", mib(f.settledRSS)+perLink(f.settledRSS))
+	} else {
+		p("controllers settled (every Link reconciled)", fmt.Sprintf("%s (load %s; %d Ready)", secs(f.settled), f.loadAtSettled, f.settledReadyOK))
+		p("kurz RSS, settled", mib(f.settledRSS)+perLink(f.settledRSS))
+	}
+	p("kurz peak RSS, first start", mib(f.peakRSS))
+	p("kube-apiserver RSS", mib(f.apiServerRSS))
+	p("etcd RSS", mib(f.etcdRSS))
+	for _, a := range r.api {
+		p("API "+a.name+" p50 / p99", fmt.Sprintf("%.2f / %.2f ms (load %s)", ms(a.p50), ms(a.p99), r.loadAtAPI))
+	}
+	p("redirects, keep-alive", fmt.Sprintf("%.0f/s, p99 %.2f ms, %d errors (load %s)", r.redirectRPS, ms(r.redirectP99), r.redirectErrors, r.loadAtRedirect))
+	if r.restarted {
+		s := r.restart
+		p("restart: /readyz passes", secs(s.ready))
+		p("restart: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(s.served), s.loadAtServed, s.cpuServed))
+		p("kurz RSS 10 s after serving, restart", mib(s.rss10s)+perLink(s.rss10s))
+		p("kurz peak RSS, restart", mib(s.peakRSS))
+	}
+	for _, t := range []struct{ name, top string }{
+		{"heap profile, settled", f.heapTop}, {"heap profile, restart", r.restart.heapTop}, {"CPU profile of the restart", r.restartCPUTop},
+	} {
+		top := t.top
+		if top == "" {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (top 15):\n", t.name)
+		lines := strings.Split(top, "\n")
+		fmt.Fprintln(w, strings.Join(lines[:min(len(lines), 21)], "\n"))
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

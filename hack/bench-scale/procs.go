@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// managerProc is a running `kurz manager`.
+type managerProc struct {
+	cmd                          *exec.Cmd
+	started                      time.Time
+	api, redirect, health, pprof string
+	done                         chan struct{}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().String(), nil
+}
+
+// startManager starts kurz manager with every role against the control
+// plane of kubeconfig, its output in logPath.
+func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
+	m := &managerProc{done: make(chan struct{})}
+	for _, p := range []*string{&m.api, &m.redirect, &m.health, &m.pprof} {
+		a, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		*p = a
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"manager",
+		"--api-bind-address=" + m.api,
+		"--redirect-bind-address=" + m.redirect,
+		"--health-probe-bind-address=" + m.health,
+		"--pprof-bind-address=" + m.pprof,
+		"--metrics-bind-address=0",
+		"--api-rate-limit=0",
+		"--shutdown-delay=0s",
+	}, c.extraArgs...)
+	m.cmd = exec.Command(c.kurz, args...)
+	m.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	m.cmd.Stdout, m.cmd.Stderr = logFile, logFile
+	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	m.started = time.Now()
+	if err := m.cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, err
+	}
+	go func() {
+		_ = m.cmd.Wait()
+		_ = logFile.Close()
+		close(m.done)
+	}()
+	return m, nil
+}
+
+// stop sends SIGTERM and waits for the exit.
+func (m *managerProc) stop() {
+	_ = m.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-m.done:
+	case <-time.After(60 * time.Second):
+		_ = m.cmd.Process.Kill()
+		<-m.done
+	}
+}
+
+func (m *managerProc) exited() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// procStatus reads VmRSS and VmHWM (peak RSS) of pid, in bytes.
+func procStatus(pid int) (rss, peak int64) {
+	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, 0
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(v)
+		if len(fields) == 0 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(fields[0], 10, 64)
+		switch k {
+		case "VmRSS":
+			rss = kb << 10
+		case "VmHWM":
+			peak = kb << 10
+		}
+	}
+	return rss, peak
+}
+
+// cpuSeconds is the CPU time pid has used (user and system): unlike wall
+// time, it hardly depends on what else the machine runs.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command (which may hold spaces) end with ')'.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	if !ok {
+		return 0
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // USER_HZ
+}
+
+// saveHeapProfile fetches a heap profile (after a GC) from the manager's
+// pprof endpoint into path and returns `go tool pprof -top` of it.
+func saveHeapProfile(ctx context.Context, m *managerProc, path string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+m.pprof+"/debug/pprof/heap?gc=1", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("heap profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-sample_index=inuse_space", path).CombinedOutput()
+	return string(out), err
+}
+
+// startCPUProfile fetches a CPU profile of the manager's next d into path
+// in the background (the profiler listens early in the start) and returns
+// a function that waits for it and returns `go tool pprof -top` of it.
+func startCPUProfile(ctx context.Context, m *managerProc, d time.Duration, path string) func() string {
+	out := make(chan string, 1)
+	go func() {
+		var resp *http.Response
+		var err error
+		for range 100 { // until the profiler listens
+			resp, err = http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", m.pprof, int(d.Seconds())))
+			if err == nil {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err != nil {
+			out <- "cpu profile: " + err.Error()
+			return
+		}
+		defer func() { _ = resp.Body.Close() }()
+		f, err := os.Create(path)
+		if err == nil {
+			_, err = io.Copy(f, resp.Body)
+			_ = f.Close()
+		}
+		if err != nil {
+			out <- "cpu profile: " + err.Error()
+			return
+		}
+		top, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", path).CombinedOutput()
+		out <- string(top)
+	}()
+	return func() string { return <-out }
+}
+
+// uptime is the first line of /proc/loadavg: the load every timing figure
+// is measured under.
+func uptime() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

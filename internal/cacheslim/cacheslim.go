@@ -1,0 +1,96 @@
+// Package cacheslim is the transform of kurz's informer cache: every
+// replica holds every Link, so what no role reads is dropped before an
+// object is stored, and strings many objects repeat share one copy.
+package cacheslim
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+// LastApplied is the annotation client-side `kubectl apply` writes: the
+// whole object again, as JSON. No role reads it.
+const LastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// Transform is the cache's DefaultTransform: it drops managedFields and
+// the last-applied annotation, and makes strings that repeat across objects
+// (namespace, hostname, condition type, status and reason) share one copy.
+// Writes never start from a cached object as a whole (the API patches
+// spec, the controllers and the redirect servers patch status), so nothing
+// dropped here is ever written back as missing.
+func Transform(in any) (any, error) {
+	obj, err := meta.Accessor(in)
+	if err != nil {
+		return in, nil //nolint:nilerr // not an object (a tombstone): stored as it is
+	}
+	// Nil check first: setting nil on nil trips kubernetes#124337.
+	if obj.GetManagedFields() != nil {
+		obj.SetManagedFields(nil)
+	}
+	if a := obj.GetAnnotations(); a != nil {
+		if _, ok := a[LastApplied]; ok {
+			delete(a, LastApplied)
+			if len(a) == 0 {
+				obj.SetAnnotations(nil)
+			}
+		}
+	}
+	obj.SetNamespace(interned.of(obj.GetNamespace()))
+	switch o := in.(type) {
+	case *kurzv1alpha1.Link:
+		o.Spec.Domain = kurzv1alpha1.Hostname(interned.of(string(o.Spec.Domain)))
+		internConditions(o.Status.Conditions)
+	case *kurzv1alpha1.Domain:
+		o.Spec.Domain = kurzv1alpha1.Hostname(interned.of(string(o.Spec.Domain)))
+		internConditions(o.Status.Conditions)
+	}
+	return in, nil
+}
+
+func internConditions(cs []metav1.Condition) {
+	for i := range cs {
+		c := &cs[i]
+		c.Type = interned.of(c.Type)
+		c.Status = metav1.ConditionStatus(interned.of(string(c.Status)))
+		c.Reason = interned.of(c.Reason)
+	}
+}
+
+// interner hands out one copy of each string it has seen. It is meant for
+// the few values many objects share; past maxInterned strings (a cluster
+// churning namespaces or hostnames) it stops adding, so it cannot grow
+// without bound, and the strings it hands out stay valid whatever happens.
+type interner struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+const maxInterned = 1 << 16
+
+var interned = &interner{m: map[string]string{}}
+
+func (in *interner) of(s string) string {
+	if s == "" {
+		return s
+	}
+	in.mu.RLock()
+	c, ok := in.m[s]
+	in.mu.RUnlock()
+	if ok {
+		return c
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if c, ok := in.m[s]; ok {
+		return c
+	}
+	if len(in.m) >= maxInterned {
+		return s
+	}
+	in.m[s] = s
+	return s
+}

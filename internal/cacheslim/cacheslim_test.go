@@ -1,0 +1,83 @@
+package cacheslim
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+)
+
+// fresh returns a string equal to s in memory of its own, as a JSON decoder
+// would produce for each object.
+func fresh(s string) string { return strings.Clone(s) }
+
+func link(name string) *kurzv1alpha1.Link {
+	return &kurzv1alpha1.Link{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: fresh("team-a"),
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+			Annotations:   map[string]string{LastApplied: `{"spec":{}}`},
+		},
+		Spec: kurzv1alpha1.LinkSpec{Domain: kurzv1alpha1.Hostname(fresh("go.example")), Key: name},
+		Status: kurzv1alpha1.LinkStatus{Conditions: []metav1.Condition{
+			{Type: fresh("Ready"), Status: metav1.ConditionStatus(fresh("True")), Reason: fresh("Active"), Message: "The link serves https://go.example/" + name},
+		}},
+	}
+}
+
+func same(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+
+func TestTransformDropsWhatNoRoleReads(t *testing.T) {
+	g := NewWithT(t)
+	l := link("a")
+	l.Annotations["team"] = "growth"
+	out, err := Transform(l)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out).To(BeIdenticalTo(l))
+	g.Expect(l.ManagedFields).To(BeNil())
+	g.Expect(l.Annotations).To(Equal(map[string]string{"team": "growth"}), "other annotations stay")
+
+	only := link("b")
+	_, _ = Transform(only)
+	g.Expect(only.Annotations).To(BeNil(), "an empty annotation map is dropped too")
+	g.Expect(only.Status.Conditions[0].Message).To(Equal("The link serves https://go.example/b"), "messages stay: controllers compare them")
+}
+
+func TestTransformSharesRepeatedStrings(t *testing.T) {
+	g := NewWithT(t)
+	a, b := link("a"), link("b")
+	g.Expect(same(a.Namespace, b.Namespace)).To(BeFalse())
+	_, _ = Transform(a)
+	_, _ = Transform(b)
+	g.Expect(same(a.Namespace, b.Namespace)).To(BeTrue())
+	g.Expect(same(string(a.Spec.Domain), string(b.Spec.Domain))).To(BeTrue())
+	ca, cb := a.Status.Conditions[0], b.Status.Conditions[0]
+	g.Expect(same(ca.Type, cb.Type) && same(string(ca.Status), string(cb.Status)) && same(ca.Reason, cb.Reason)).To(BeTrue())
+	g.Expect(a.Spec.Key).To(Equal("a"), "values are unchanged")
+	g.Expect(b.Namespace).To(Equal("team-a"))
+}
+
+func TestTransformPassesOtherValuesThrough(t *testing.T) {
+	g := NewWithT(t)
+	tomb := toolscache.DeletedFinalStateUnknown{Key: "team-a/a"}
+	out, err := Transform(tomb)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out).To(Equal(tomb))
+}
+
+func TestInternerStopsGrowingAtItsBound(t *testing.T) {
+	g := NewWithT(t)
+	in := &interner{m: map[string]string{}}
+	for i := range maxInterned + 10 {
+		in.of("ns-" + strconv.Itoa(i))
+	}
+	g.Expect(in.m).To(HaveLen(maxInterned))
+	s := fresh("past the bound")
+	g.Expect(same(in.of(s), s)).To(BeTrue(), "past the bound a string is handed back as it is")
+}

@@ -1,7 +1,6 @@
 package devenv_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,13 +16,15 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kurz-dev/kurz/internal/devenv"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // kurzDev is a running `kurz dev`.
 type kurzDev struct {
 	apiURL  string // http://127.0.0.1:PORT of the /api/v1 server
 	cmd     *exec.Cmd
-	out     *syncBuffer
+	out     *testenv.Output
 	done    chan struct{}
 	waitErr error
 }
@@ -40,7 +40,7 @@ func startKurzDev(t *testing.T, dataDir string, extra ...string) *kurzDev {
 		"--redirect-addr", "127.0.0.1:" + strconv.Itoa(freePort(t)),
 		"--metrics-bind-address", "0",
 	}, extra...)
-	k := &kurzDev{apiURL: "http://" + apiAddr, cmd: exec.Command(kurzBin, args...), out: &syncBuffer{}, done: make(chan struct{})}
+	k := &kurzDev{apiURL: "http://" + apiAddr, cmd: exec.Command(kurzBin, args...), out: &testenv.Output{}, done: make(chan struct{})}
 	k.cmd.Dir = t.TempDir() // no ./bin/k8s there: KUBEBUILDER_ASSETS is used
 	k.cmd.Stdout, k.cmd.Stderr = k.out, k.out
 	if err := k.cmd.Start(); err != nil {
@@ -164,22 +164,4 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writes and our reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -182,8 +182,8 @@ func (f *faultRig) sigtermDuringFreeze(t *testing.T) {
 	tb.stop()
 	stoppedAt := time.Now()
 	err := b.stop(t, syscall.SIGTERM, 2*time.Minute)
-	t.Logf("FIGURE sigterm: %s exited %v after SIGTERM (%v); log tail:\n%s", b.name, time.Since(stoppedAt).Round(100*time.Millisecond), err, b.log.tail(15))
-	g.Expect(err).NotTo(HaveOccurred(), "%s exits 0 on SIGTERM; log:\n%s", b.name, b.log.tail(60))
+	t.Logf("FIGURE sigterm: %s exited %v after SIGTERM (%v); log tail:\n%s", b.name, time.Since(stoppedAt).Round(100*time.Millisecond), err, b.log.Tail(15))
+	g.Expect(err).NotTo(HaveOccurred(), "%s exits 0 on SIGTERM; log:\n%s", b.name, b.log.Tail(60))
 	g.Expect(tb.failedCount()).To(BeZero(), "%s: %v", b.name, tb)
 	spool, err := os.Stat(b.spool)
 	g.Expect(err).NotTo(HaveOccurred(), "%s spooled its %d unwritten clicks", b.name, tb.sent())
@@ -217,7 +217,7 @@ func (f *faultRig) sigtermDuringFreeze(t *testing.T) {
 
 	// The spool is replayed once: another restart, and clicks after it,
 	// add only those clicks.
-	g.Expect(b.stop(t, syscall.SIGTERM, time.Minute)).To(Succeed(), "%s exits 0 on SIGTERM; log:\n%s", b.name, b.log.tail(60))
+	g.Expect(b.stop(t, syscall.SIGTERM, time.Minute)).To(Succeed(), "%s exits 0 on SIGTERM; log:\n%s", b.name, b.log.Tail(60))
 	b.start(t)
 	f.waitServing(t, b, f.shared...)
 	again := startClicks(b.redirect, faultHost, f.shared)
@@ -244,7 +244,7 @@ func (f *faultRig) rollingRestart(t *testing.T) {
 
 	began := time.Now()
 	for i, r := range f.replicas {
-		g.Expect(r.stop(t, syscall.SIGTERM, time.Minute)).To(Succeed(), "%s exits 0 on SIGTERM; log:\n%s", r.name, r.log.tail(60))
+		g.Expect(r.stop(t, syscall.SIGTERM, time.Minute)).To(Succeed(), "%s exits 0 on SIGTERM; log:\n%s", r.name, r.log.Tail(60))
 		r.start(t)
 		f.waitServing(t, r, f.shared...)
 		g.Eventually(e.ready[i].Load).WithTimeout(time.Minute).Should(BeTrue(), "%s back in the endpoints", r.name)
@@ -291,7 +291,7 @@ func (f *faultRig) leaderKilled(t *testing.T) {
 	rate := float64(tl.sentIn(time.Time{}, killedAt)) / killedAt.Sub(tl.started).Seconds()
 
 	f.createLink(t, "after-kill")
-	g.Eventually(func() (bool, error) { return s.leads() }).WithTimeout(time.Minute).WithPolling(100*time.Millisecond).Should(BeTrue(), "%s takes over; log:\n%s", s.name, s.log.tail(40))
+	g.Eventually(func() (bool, error) { return s.leads() }).WithTimeout(time.Minute).WithPolling(100*time.Millisecond).Should(BeTrue(), "%s takes over; log:\n%s", s.name, s.log.Tail(40))
 	leadsAfter := time.Since(killedAt)
 	f.waitReady(t, "after-kill")
 	readyAfter := time.Since(killedAt)
@@ -391,14 +391,14 @@ func (f *faultRig) waitServing(t *testing.T, r *replica, keys ...string) {
 			resp.Body.Close()
 			g.Expect(resp.StatusCode).To(Equal(http.StatusFound), key)
 		}
-	}).WithTimeout(2*time.Minute).WithPolling(200*time.Millisecond).Should(Succeed(), "%s serves; log:\n%s", r.name, r.log.tail(40))
+	}).WithTimeout(2*time.Minute).WithPolling(200*time.Millisecond).Should(Succeed(), "%s serves; log:\n%s", r.name, r.log.Tail(40))
 }
 
 // expectAlive fails the test at once if r has exited.
 func (f *faultRig) expectAlive(t *testing.T, r *replica) {
 	t.Helper()
 	if done, err := r.exited(); done {
-		t.Fatalf("%s exited (%v); log:\n%s", r.name, err, r.log.tail(60))
+		t.Fatalf("%s exited (%v); log:\n%s", r.name, err, r.log.Tail(60))
 	}
 }
 
@@ -419,6 +419,6 @@ func (f *faultRig) counted(keys []string) (int64, error) {
 func (f *faultRig) expectCounted(t *testing.T, keys []string, want int64) {
 	t.Helper()
 	NewWithT(t).Eventually(f.counted).WithArguments(keys).WithTimeout(settleTimeout).WithPolling(250*time.Millisecond).Should(Equal(want), func() string {
-		return fmt.Sprintf("clicks counted on %v; logs:\n%s\n%s", keys, f.replicas[0].log.tail(30), f.replicas[1].log.tail(30))
+		return fmt.Sprintf("clicks counted on %v; logs:\n%s\n%s", keys, f.replicas[0].log.Tail(30), f.replicas[1].log.Tail(30))
 	})
 }

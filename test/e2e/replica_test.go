@@ -11,10 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // leaseDuration and the other leader election durations are short so that
@@ -37,7 +38,7 @@ type replica struct {
 	api        string
 
 	cmd  *exec.Cmd
-	log  *lockedBuffer
+	log  *testenv.Output
 	done chan struct{} // closed when the process has exited
 	err  error         // its exit, once done is closed
 }
@@ -53,7 +54,7 @@ func newReplica(t testing.TB, name, kubeconfig, dir string) *replica {
 // start runs the replica (again, after a stop: same ports, same spool).
 func (r *replica) start(t testing.TB) {
 	t.Helper()
-	r.log = &lockedBuffer{}
+	r.log = &testenv.Output{}
 	r.done = make(chan struct{})
 	r.cmd = exec.Command(kurzBin, "manager",
 		"--leader-elect", "--leader-election-namespace", "default",
@@ -101,7 +102,7 @@ func (r *replica) stop(t testing.TB, sig syscall.Signal, wait time.Duration) err
 	case <-r.done:
 		return r.err
 	case <-time.After(wait):
-		t.Fatalf("%s did not exit within %v of %v; log:\n%s", r.name, wait, sig, r.log.tail(60))
+		t.Fatalf("%s did not exit within %v of %v; log:\n%s", r.name, wait, sig, r.log.Tail(60))
 		return nil
 	}
 }
@@ -163,34 +164,6 @@ func (r *replica) leads() (bool, error) {
 	}
 	// Absent until the first campaign ends: not leading.
 	return false, s.Err()
-}
-
-// lockedBuffer is a process's output, written by exec's copier while the
-// test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// tail is the last n lines, for failure messages.
-func (b *lockedBuffer) tail(n int) string {
-	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // childProcess finds the child of parent whose command is name, through

@@ -35,9 +35,10 @@ type IngressOptions struct {
 // serviceAccountNamespace is where a pod finds its own namespace.
 const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
-// defaultIngressOptions: the redirect Service of config/, the pod's own
-// namespace (POD_NAMESPACE, else the ServiceAccount's; empty outside a pod).
-func defaultIngressOptions() IngressOptions {
+// DefaultIngressOptions returns the defaults: no class (no Ingresses), the
+// redirect Service of config/, the pod's own namespace (POD_NAMESPACE, else
+// the ServiceAccount's; empty outside a pod).
+func DefaultIngressOptions() IngressOptions {
 	ns := os.Getenv("POD_NAMESPACE")
 	if ns == "" {
 		if b, err := os.ReadFile(serviceAccountNamespace); err == nil {
@@ -51,7 +52,9 @@ func defaultIngressOptions() IngressOptions {
 	}
 }
 
-func (o *IngressOptions) bindFlags(fs *flag.FlagSet) {
+// BindFlags registers the Ingress controller's flags on fs, with o's values
+// as defaults.
+func (o *IngressOptions) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Class, "ingress-class", o.Class, "IngressClass of the Ingress kurz keeps for every verified Domain (one rule to the redirect Service, a tls entry for the hostname); empty: no Ingresses.")
 	fs.StringVar(&o.Namespace, "ingress-namespace", o.Namespace, "Namespace of kurz's Ingresses and their TLS Secrets (default: the pod's namespace).")
 	fs.Func("ingress-backend", fmt.Sprintf("Redirect Service the Ingresses route to, SERVICE:PORT (port name or number) (default %q).", o.Backend.String()), func(s string) error {
@@ -75,7 +78,10 @@ func (o *IngressOptions) bindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.GracePeriod, "ingress-grace-period", o.GracePeriod, "How long a Domain's Ingress (and so its certificate) stays after the Domain, still holding its hostname, stopped being Active.")
 }
 
-func (o IngressOptions) validate() error {
+// Validate rejects options the Ingress controller cannot run with; every
+// message names the flag. Without a class nothing is checked: the
+// controller does not run.
+func (o IngressOptions) Validate() error {
 	if o.Class == "" {
 		return nil
 	}

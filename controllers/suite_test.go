@@ -62,12 +62,11 @@ func TestMain(m *testing.M) {
 // testOptions are controller options against srv with short DNS waits.
 func testOptions(srv *dnstest.Server) controllers.Options {
 	o := controllers.DefaultOptions()
-	o.DNSServer = srv.Addr
-	o.RedirectTargets = []string{targetHost, targetIP}
+	o.DNS = srv.Options(targetHost, targetIP)
 	o.DNSRecheckInterval = time.Second
 	o.PendingBackoff = 100 * time.Millisecond
 	o.PendingBackoffMax = 500 * time.Millisecond
-	o.DNSTimeout = 5 * time.Second
+	o.DNS.Timeout = 5 * time.Second
 	return o
 }
 

@@ -40,7 +40,7 @@ func TestParseDevFlags(t *testing.T) {
 				return
 			}
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(c.dataDir).To(Equal(tt.dataDir))
+			g.Expect(c.env.DataDir).To(Equal(tt.dataDir))
 			g.Expect(c.manager.API.BindAddress).To(Equal(tt.api))
 			g.Expect(c.manager.Redirect.BindAddress).To(Equal(tt.redirect))
 			g.Expect(c.manager.MetricsBindAddress).To(Equal(tt.metrics))

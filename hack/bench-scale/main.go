@@ -105,7 +105,9 @@ func run(c config) error {
 		return err
 	}
 	logf("control plane in %s, profiles and logs in %s", c.dataDir, c.outDir)
-	env, err := devenv.Start(ctx, devenv.Options{DataDir: c.dataDir})
+	eo := devenv.DefaultOptions()
+	eo.DataDir = c.dataDir
+	env, err := devenv.Start(ctx, eo)
 	if err != nil {
 		return err
 	}

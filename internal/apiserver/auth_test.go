@@ -229,7 +229,7 @@ func TestAPIFlags(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(o.TokenAudiences).To(Equal([]string{"a", "b", "c"}))
 	g.Expect(o.TrustedProxies).To(Equal([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32")}))
-	g.Expect(o.validate()).To(Succeed())
+	g.Expect(o.Validate()).To(Succeed())
 
 	_, err = parse("--api-trusted-proxies=10.0.0.0/8,proxy")
 	g.Expect(err).To(MatchError(ContainSubstring(`"proxy" is not a CIDR`)))
@@ -238,10 +238,10 @@ func TestAPIFlags(t *testing.T) {
 
 	o = DefaultOptions()
 	o.TokenAudiences = nil
-	g.Expect(o.validate()).To(MatchError(ContainSubstring("at least one audience")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("at least one audience")))
 	o = DefaultOptions()
 	o.UnauthenticatedRateLimit = -1
-	g.Expect(o.validate()).To(HaveOccurred())
+	g.Expect(o.Validate()).To(HaveOccurred())
 }
 
 // TestClientKey: the client of the unauthenticated limit is the TCP peer,

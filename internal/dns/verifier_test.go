@@ -18,7 +18,7 @@ func TestVerify(t *testing.T) {
 	srv.Set("lb.kurz.test", mdns.TypeA, "192.0.2.10")
 	srv.Set("lb.kurz.test", mdns.TypeAAAA, "2001:db8::10")
 
-	v, err := dns.New(dns.Config{Server: srv.Addr, Targets: []string{"LB.kurz.test.", "198.51.100.7"}})
+	v, err := dns.New(srv.Options("LB.kurz.test.", "198.51.100.7"))
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 
 	const token = "tok-123"
@@ -53,7 +53,7 @@ func TestVerify(t *testing.T) {
 func TestVerifyRecordsChange(t *testing.T) {
 	g := NewWithT(t)
 	srv := dnstest.Start(t)
-	v, err := dns.New(dns.Config{Server: srv.Addr})
+	v, err := dns.New(srv.Options())
 	g.Expect(err).NotTo(HaveOccurred())
 
 	srv.Set("_kurz-challenge.change.test", mdns.TypeTXT, "t")
@@ -71,23 +71,41 @@ func TestVerifyServerDown(t *testing.T) {
 	g := NewWithT(t)
 	// A port nobody answers on: the lookups fail, which is an error and
 	// not "not verified".
-	v, err := dns.New(dns.Config{Server: "127.0.0.1:1", Targets: []string{"lb.test"}, Timeout: 2 * time.Second})
+	o := dns.DefaultOptions()
+	o.Server, o.Targets, o.Timeout = "127.0.0.1:1", []string{"lb.test"}, 2*time.Second
+	v, err := dns.New(o)
 	g.Expect(err).NotTo(HaveOccurred())
 	got, err := v.Verify(context.Background(), "down.test", "t")
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(got.Verified()).To(BeFalse())
 }
 
-func TestNewRejectsBadConfig(t *testing.T) {
-	tests := []dns.Config{
-		{Server: "no-port"},
-		{Targets: []string{"not a host"}},
-		{Targets: []string{"-/"}},
+func TestNewRejectsBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*dns.Options)
+		flag string // the flag the message names
+	}{
+		{"server without port", func(o *dns.Options) { o.Server = "no-port" }, "dns-server"},
+		{"target not a host", func(o *dns.Options) { o.Targets = []string{"not a host"} }, "redirect-target"},
+		{"target a path", func(o *dns.Options) { o.Targets = []string{"-/"} }, "redirect-target"},
+		{"no timeout", func(o *dns.Options) { o.Timeout = 0 }, "dns-timeout"},
+		{"negative zone bound", func(o *dns.Options) { o.ZoneConcurrency = -1 }, "dns-zone-checks"},
 	}
-	for _, c := range tests {
-		_, err := dns.New(c)
-		NewWithT(t).Expect(err).To(HaveOccurred(), "%+v", c)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := dns.DefaultOptions()
+			tt.edit(&o)
+			g.Expect(o.Validate()).To(MatchError(ContainSubstring(tt.flag)))
+			_, err := dns.New(o)
+			g.Expect(err).To(MatchError(ContainSubstring(tt.flag)))
+		})
 	}
+	g := NewWithT(t)
+	g.Expect(dns.DefaultOptions().Validate()).To(Succeed())
+	_, err := dns.New(dns.DefaultOptions())
+	g.Expect(err).NotTo(HaveOccurred())
 }
 
 // TestVerifyTXTFailureIsNotAbsence: a TXT lookup that fails (SERVFAIL) must
@@ -96,7 +114,7 @@ func TestVerifyTXTFailureIsNotAbsence(t *testing.T) {
 	g := NewWithT(t)
 	srv := dnstest.Start(t)
 	srv.Set("lb.kurz.test", mdns.TypeA, "192.0.2.10")
-	v, err := dns.New(dns.Config{Server: srv.Addr, Targets: []string{"lb.kurz.test"}})
+	v, err := dns.New(srv.Options("lb.kurz.test"))
 	g.Expect(err).NotTo(HaveOccurred())
 
 	srv.Set("fail.test", mdns.TypeCNAME, "lb.kurz.test")
@@ -123,7 +141,9 @@ func TestVerifyZoneBound(t *testing.T) {
 	g := NewWithT(t)
 	srv := dnstest.Start(t)
 	srv.Set("_kurz-challenge.go.fast.test", mdns.TypeTXT, "tok")
-	v, err := dns.New(dns.Config{Server: srv.Addr, Timeout: 30 * time.Second, ZoneConcurrency: 1})
+	o := srv.Options()
+	o.Timeout = 30 * time.Second
+	v, err := dns.New(o)
 	g.Expect(err).NotTo(HaveOccurred())
 	srv.Delay("slow.test", time.Hour)
 

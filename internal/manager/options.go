@@ -102,10 +102,20 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	o.Redirect.BindFlags(fs)
 }
 
-// Validate rejects options the manager cannot run with. The roles validate
-// their own options.
+// Validate rejects options the manager cannot run with, its own and those
+// of the roles it runs; every message names the flag. New calls it, so bad
+// flags are reported before anything starts.
 func (o Options) Validate() error {
 	var errs []error
+	if o.EnableControllers {
+		errs = append(errs, o.Controllers.Validate())
+	}
+	if o.EnableAPI {
+		errs = append(errs, o.API.Validate())
+	}
+	if o.EnableRedirect {
+		errs = append(errs, o.Redirect.Validate())
+	}
 	if o.LeaderElect {
 		if o.LeaderElectionID == "" {
 			errs = append(errs, errors.New("leader-election-id must not be empty"))

@@ -86,12 +86,11 @@ func testOptions(t *testing.T, srv *dnstest.Server, ns string) Options {
 	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 3*time.Second, 2*time.Second, 500*time.Millisecond
 	o.ShutdownDelay = 0
 	c := &o.Controllers
-	c.DNSServer = srv.Addr
-	c.RedirectTargets = []string{targetHost, targetIP}
+	c.DNS = srv.Options(targetHost, targetIP)
 	c.DNSRecheckInterval = time.Second
 	c.PendingBackoff = 100 * time.Millisecond
 	c.PendingBackoffMax = 500 * time.Millisecond
-	c.DNSTimeout = 5 * time.Second
+	c.DNS.Timeout = 5 * time.Second
 	return o
 }
 

@@ -83,19 +83,18 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.ClickFlushInterval, "click-flush-interval", o.ClickFlushInterval, "How often counted clicks are written to the Links' status.")
 	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
 	fs.StringVar(&o.ClickSpool, "click-spool", o.ClickSpool, "File where clicks that cannot be written (API server unreachable) are kept, from the first flush that fails and on shutdown, for the next start, which replays them; written only while such clicks are pending. Its directory must be writable and survive restarts (default: none, such clicks are lost on shutdown).")
-	fs.Func("redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).", func(s string) error {
-		p, err := clientip.ParseTrustedProxies(s)
-		o.TrustedProxies = p
-		return err
-	})
+	clientip.BindTrustedProxies(fs, &o.TrustedProxies, "redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).")
 	fs.DurationVar(&o.ShutdownTimeout, "redirect-shutdown-timeout", o.ShutdownTimeout, "Time allowed to drain connections, and then to flush clicks, on shutdown.")
 	fs.IntVar(&o.PasswordConcurrency, "redirect-password-concurrency", o.PasswordConcurrency, "Password checks (bcrypt) running at once per replica; an attempt waiting over a second gets 429 (default: half the CPUs, at least 1).")
 	fs.IntVar(&o.MaxConns, "redirect-max-conns", o.MaxConns, "Connections the redirect server holds at once; more are answered 503 and closed.")
 	fs.IntVar(&o.MaxConnsPerIP, "redirect-max-conns-per-ip", o.MaxConnsPerIP, "Connections from one peer address; more are answered 429 and closed (0: no limit; behind an ingress the peer is the ingress).")
 }
 
-// Validate reports options that cannot work.
-func (o *Options) Validate() error {
+// Validate reports options that cannot work; every message names the flag.
+// It looks at the values only: what --click-spool names on disk is checked
+// by Setup (checkSpool), since `kurz dev` validates its flags before it
+// creates the data directory the spool lives in.
+func (o Options) Validate() error {
 	switch o.Status {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 	default:
@@ -106,14 +105,6 @@ func (o *Options) Validate() error {
 	}
 	if o.ClickFlushQPS <= 0 {
 		return errors.New("--click-flush-qps must be positive")
-	}
-	if o.ClickSpool != "" {
-		if st, err := os.Stat(filepath.Dir(o.ClickSpool)); err != nil || !st.IsDir() {
-			return fmt.Errorf("--click-spool %s: its directory must exist", o.ClickSpool)
-		}
-		if st, err := os.Stat(o.ClickSpool); err == nil && st.IsDir() {
-			return fmt.Errorf("--click-spool %s is a directory, not a file", o.ClickSpool)
-		}
 	}
 	if o.ShutdownTimeout <= 0 {
 		return errors.New("--redirect-shutdown-timeout must be positive")
@@ -126,6 +117,22 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxConnsPerIP < 0 {
 		return errors.New("--redirect-max-conns-per-ip must not be negative")
+	}
+	return nil
+}
+
+// checkSpool refuses a --click-spool whose directory is missing or that is
+// itself a directory: the spool is written only when kube-apiserver is
+// unreachable, too late to find out.
+func (o Options) checkSpool() error {
+	if o.ClickSpool == "" {
+		return nil
+	}
+	if st, err := os.Stat(filepath.Dir(o.ClickSpool)); err != nil || !st.IsDir() {
+		return fmt.Errorf("--click-spool %s: its directory must exist", o.ClickSpool)
+	}
+	if st, err := os.Stat(o.ClickSpool); err == nil && st.IsDir() {
+		return fmt.Errorf("--click-spool %s is a directory, not a file", o.ClickSpool)
 	}
 	return nil
 }

@@ -1,0 +1,52 @@
+package devenv
+
+import (
+	"errors"
+	"flag"
+	"io"
+
+	"github.com/kurz-dev/kurz/internal/apiserver"
+)
+
+// DefaultDataDir is where kurz dev keeps its state unless told otherwise.
+const DefaultDataDir = ".kurz"
+
+// Options configure Start. They start from DefaultOptions: Start fills
+// nothing in.
+type Options struct {
+	// DataDir holds the control plane's state; see the package doc.
+	DataDir string
+	// Out receives progress lines.
+	Out io.Writer
+	// TokenAudience is the audience DIR/token is minted for: one the API
+	// server accepts (--api-token-audiences).
+	TokenAudience string
+}
+
+// DefaultOptions returns the defaults: DefaultDataDir, no progress lines,
+// the API's default token audience.
+func DefaultOptions() Options {
+	return Options{DataDir: DefaultDataDir, Out: io.Discard, TokenAudience: apiserver.DefaultTokenAudience}
+}
+
+// BindFlags registers the local control plane's flag on fs, with o's value
+// as default.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory holding the local control plane's state (etcd data, keys, kubeconfig, token); kept across restarts.")
+}
+
+// Validate rejects options Start cannot run with; the message names the
+// flag, or the field where there is none.
+func (o Options) Validate() error {
+	var errs []error
+	if o.DataDir == "" {
+		errs = append(errs, errors.New("data-dir must not be empty"))
+	}
+	if o.Out == nil {
+		errs = append(errs, errors.New("devenv: Out must be set (io.Discard for no progress lines)"))
+	}
+	if o.TokenAudience == "" {
+		errs = append(errs, errors.New("devenv: TokenAudience must not be empty (the first of --api-token-audiences)"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,13 +1,13 @@
 package controllers_test
 
 import (
-	"flag"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 
 	"github.com/kurz-dev/kurz/controllers"
+	"github.com/kurz-dev/kurz/internal/optionstest"
 )
 
 func TestBindFlags(t *testing.T) {
@@ -38,9 +38,7 @@ func TestBindFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			o := controllers.DefaultOptions()
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			o.BindFlags(fs)
-			g.Expect(fs.Parse(tt.args)).To(Succeed())
+			g.Expect(optionstest.Parse(&o, tt.args...)).To(Succeed())
 			want := controllers.DefaultOptions()
 			tt.want(&want)
 			g.Expect(o).To(Equal(want))

@@ -28,6 +28,8 @@ func TestParseDevFlags(t *testing.T) {
 		{name: "a shutdown delay when asked for", args: []string{"--shutdown-delay", "3s"},
 			dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0", shutdownDelay: 3 * time.Second},
 		{name: "manager options are validated", args: []string{"--leader-elect", "--leader-election-renew-deadline", "1m"}, wantErr: true},
+		{name: "devenv options are validated", args: []string{"--data-dir="}, wantErr: true},
+		{name: "role options are validated", args: []string{"--redirect-status", "200"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: true},
 		{name: "stray argument", args: []string{"extra"}, wantErr: true},
 	}

@@ -3,8 +3,6 @@ package apiserver
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"flag"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -17,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kurz-dev/kurz/internal/optionstest"
 )
 
 // TestTokenAudiences: an API token is a token minted for audience kurz. A
@@ -215,10 +215,8 @@ func TestAPIFlags(t *testing.T) {
 	g := NewWithT(t)
 	parse := func(args ...string) (Options, error) {
 		o := DefaultOptions()
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		o.BindFlags(fs)
-		return o, fs.Parse(args)
+		err := optionstest.Parse(&o, args...)
+		return o, err
 	}
 	o, err := parse()
 	g.Expect(err).NotTo(HaveOccurred())

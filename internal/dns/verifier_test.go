@@ -11,6 +11,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/dns"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
+	"github.com/kurz-dev/kurz/internal/optionstest"
 )
 
 func TestVerify(t *testing.T) {
@@ -80,32 +81,28 @@ func TestVerifyServerDown(t *testing.T) {
 	g.Expect(got.Verified()).To(BeFalse())
 }
 
+func TestOptionsValidate(t *testing.T) {
+	optionstest.Validate(t, dns.DefaultOptions, []optionstest.Case[dns.Options]{
+		{Name: "server with port", Edit: func(o *dns.Options) { o.Server = "127.0.0.1:53" }, Error: ""},
+		{Name: "server without port", Edit: func(o *dns.Options) { o.Server = "no-port" }, Error: "dns-server"},
+		{Name: "targets", Edit: func(o *dns.Options) { o.Targets = []string{"lb.example.com", "192.0.2.1"} }, Error: ""},
+		{Name: "target not a host", Edit: func(o *dns.Options) { o.Targets = []string{"not a host"} }, Error: "redirect-target"},
+		{Name: "target a path", Edit: func(o *dns.Options) { o.Targets = []string{"-/"} }, Error: "redirect-target"},
+		{Name: "no timeout", Edit: func(o *dns.Options) { o.Timeout = 0 }, Error: "dns-timeout"},
+		{Name: "no zone bound", Edit: func(o *dns.Options) { o.ZoneConcurrency = 0 }, Error: ""},
+		{Name: "negative zone bound", Edit: func(o *dns.Options) { o.ZoneConcurrency = -1 }, Error: "dns-zone-checks"},
+	})
+}
+
+// TestNewRejectsBadOptions: New validates, and fills nothing in.
 func TestNewRejectsBadOptions(t *testing.T) {
-	tests := []struct {
-		name string
-		edit func(*dns.Options)
-		flag string // the flag the message names
-	}{
-		{"server without port", func(o *dns.Options) { o.Server = "no-port" }, "dns-server"},
-		{"target not a host", func(o *dns.Options) { o.Targets = []string{"not a host"} }, "redirect-target"},
-		{"target a path", func(o *dns.Options) { o.Targets = []string{"-/"} }, "redirect-target"},
-		{"no timeout", func(o *dns.Options) { o.Timeout = 0 }, "dns-timeout"},
-		{"negative zone bound", func(o *dns.Options) { o.ZoneConcurrency = -1 }, "dns-zone-checks"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			o := dns.DefaultOptions()
-			tt.edit(&o)
-			g.Expect(o.Validate()).To(MatchError(ContainSubstring(tt.flag)))
-			_, err := dns.New(o)
-			g.Expect(err).To(MatchError(ContainSubstring(tt.flag)))
-		})
-	}
 	g := NewWithT(t)
-	g.Expect(dns.DefaultOptions().Validate()).To(Succeed())
 	_, err := dns.New(dns.DefaultOptions())
 	g.Expect(err).NotTo(HaveOccurred())
+	_, err = dns.New(dns.Options{})
+	g.Expect(err).To(MatchError(ContainSubstring("dns-timeout")))
+	_, err = dns.New(dns.Options{Server: "no-port", Timeout: time.Second})
+	g.Expect(err).To(MatchError(ContainSubstring("dns-server")))
 }
 
 // TestVerifyTXTFailureIsNotAbsence: a TXT lookup that fails (SERVFAIL) must

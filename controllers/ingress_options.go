@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/routing"
 )
 
@@ -18,10 +19,10 @@ import (
 type IngressOptions struct {
 	// Class is the IngressClass of kurz's Ingresses; empty turns the
 	// controller off (nothing is created, nothing is cleaned up).
-	Class string
+	Class string `flag:"ingress-class" usage:"IngressClass of the Ingress kurz keeps for every verified Domain (one rule to the redirect Service, a tls entry for the hostname); empty: no Ingresses."`
 	// Namespace is where the Ingresses live and their Secrets are read:
 	// kurz's own (a namespaced Role grants it there only).
-	Namespace string
+	Namespace string `flag:"ingress-namespace" usage:"Namespace of kurz's Ingresses and their TLS Secrets (default: the pod's namespace)."`
 	// Backend is the redirect Service the Ingresses route to.
 	Backend routing.Backend
 	// Annotations go on every Ingress.
@@ -29,7 +30,7 @@ type IngressOptions struct {
 	// GracePeriod is how long an Ingress stays after its Domain, still
 	// holding the hostname, stopped being Active: DNS records that went
 	// missing for a while must not drop a live certificate.
-	GracePeriod time.Duration
+	GracePeriod time.Duration `flag:"ingress-grace-period" usage:"How long a Domain's Ingress (and so its certificate) stays after the Domain, still holding its hostname, stopped being Active."`
 }
 
 // serviceAccountNamespace is where a pod finds its own namespace.
@@ -55,8 +56,7 @@ func DefaultIngressOptions() IngressOptions {
 // BindFlags registers the Ingress controller's flags on fs, with o's values
 // as defaults.
 func (o *IngressOptions) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Class, "ingress-class", o.Class, "IngressClass of the Ingress kurz keeps for every verified Domain (one rule to the redirect Service, a tls entry for the hostname); empty: no Ingresses.")
-	fs.StringVar(&o.Namespace, "ingress-namespace", o.Namespace, "Namespace of kurz's Ingresses and their TLS Secrets (default: the pod's namespace).")
+	flagbind.Fields(fs, o)
 	fs.Func("ingress-backend", fmt.Sprintf("Redirect Service the Ingresses route to, SERVICE:PORT (port name or number) (default %q).", o.Backend.String()), func(s string) error {
 		b, err := routing.ParseBackend(s)
 		if err == nil {
@@ -75,7 +75,6 @@ func (o *IngressOptions) BindFlags(fs *flag.FlagSet) {
 		o.Annotations[k] = v
 		return nil
 	})
-	fs.DurationVar(&o.GracePeriod, "ingress-grace-period", o.GracePeriod, "How long a Domain's Ingress (and so its certificate) stays after the Domain, still holding its hostname, stopped being Active.")
 }
 
 // Validate rejects options the Ingress controller cannot run with; every

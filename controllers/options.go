@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/dns"
+	"github.com/kurz-dev/kurz/internal/flagbind"
 )
 
 // Options configure the controllers.
@@ -16,19 +17,19 @@ type Options struct {
 	// be below DomainWorkers unless that is 1).
 	DNS dns.Options
 	// DNSRecheckInterval is how often an Active domain is checked again.
-	DNSRecheckInterval time.Duration
+	DNSRecheckInterval time.Duration `flag:"dns-recheck-interval" usage:"How often an Active domain's DNS records are checked again."`
 	// PendingBackoff and PendingBackoffMax bound how often a Pending domain
 	// is checked: the wait doubles from PendingBackoff up to
 	// PendingBackoffMax.
-	PendingBackoff    time.Duration
-	PendingBackoffMax time.Duration
+	PendingBackoff    time.Duration `flag:"dns-pending-backoff" usage:"First wait before a Pending domain is checked again; it doubles up to --dns-pending-backoff-max."`
+	PendingBackoffMax time.Duration `flag:"dns-pending-backoff-max" usage:"Longest wait between checks of a Pending domain."`
 
 	// LinkWorkers and DomainWorkers are how many objects of each kind are
 	// reconciled at once. A Link reconcile mostly waits for its status
 	// patch, so a bulk import settles about twice as fast with 16 workers
 	// as with 4 (make bench-scale, README "How it scales").
-	LinkWorkers   int
-	DomainWorkers int
+	LinkWorkers   int `flag:"link-workers" usage:"How many Links are reconciled at once."`
+	DomainWorkers int `flag:"domain-workers" usage:"How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout)."`
 
 	// Ingress configures the Ingresses kept for verified Domains.
 	Ingress IngressOptions
@@ -55,11 +56,7 @@ func DefaultOptions() Options {
 // defaults.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	o.DNS.BindFlags(fs)
-	fs.DurationVar(&o.DNSRecheckInterval, "dns-recheck-interval", o.DNSRecheckInterval, "How often an Active domain's DNS records are checked again.")
-	fs.DurationVar(&o.PendingBackoff, "dns-pending-backoff", o.PendingBackoff, "First wait before a Pending domain is checked again; it doubles up to --dns-pending-backoff-max.")
-	fs.DurationVar(&o.PendingBackoffMax, "dns-pending-backoff-max", o.PendingBackoffMax, "Longest wait between checks of a Pending domain.")
-	fs.IntVar(&o.LinkWorkers, "link-workers", o.LinkWorkers, "How many Links are reconciled at once.")
-	fs.IntVar(&o.DomainWorkers, "domain-workers", o.DomainWorkers, "How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout).")
+	flagbind.Fields(fs, o)
 	o.Ingress.BindFlags(fs)
 }
 

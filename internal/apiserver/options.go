@@ -11,26 +11,27 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/clientip"
+	"github.com/kurz-dev/kurz/internal/flagbind"
 )
 
 // Options configure the API server.
 type Options struct {
 	// BindAddress is where the server listens (--api-bind-address).
-	BindAddress string
+	BindAddress string `flag:"api-bind-address" usage:"Address the /api/v1 server listens on."`
 	// Listener, when set, is served instead of listening on BindAddress
 	// (tests and `kurz dev` use it to learn the port of "127.0.0.1:0").
 	Listener net.Listener
 	// PublicURL is the scheme://host[:port] clients reach the API at, used in
 	// pagination links; empty means the request's own scheme and Host.
-	PublicURL string
+	PublicURL string `flag:"api-public-url" usage:"Public base URL of the API (scheme://host[:port]) used in pagination links; empty uses each request's scheme and Host."`
 	// RateLimit is the number of requests per minute allowed per caller
 	// (ServiceAccount uid, whichever of its tokens it uses); 0 disables the
 	// limit.
-	RateLimit int
+	RateLimit int `flag:"api-rate-limit" usage:"Requests per minute allowed per ServiceAccount, whichever of its API tokens it uses; 0 disables the limit."`
 	// UnauthenticatedRateLimit is the number of requests per minute allowed
 	// per client address for tokens not known to be good (each may cost a
 	// TokenReview), counted before authentication; 0 disables the limit.
-	UnauthenticatedRateLimit int
+	UnauthenticatedRateLimit int `flag:"api-unauthenticated-rate-limit" usage:"Requests per minute allowed per client address with a token not yet known to be good (checked before the TokenReview); 0 disables the limit."`
 	// TrustedProxies are the networks of the proxies in front of the API;
 	// from those peers the client is read from X-Forwarded-For.
 	TrustedProxies []netip.Prefix
@@ -40,7 +41,7 @@ type Options struct {
 	// kube-apiserver credential.
 	TokenAudiences []string
 	// AuthCacheTTL is how long token and access decisions are reused.
-	AuthCacheTTL time.Duration
+	AuthCacheTTL time.Duration `flag:"api-auth-cache-ttl" usage:"How long TokenReview and SubjectAccessReview answers are reused."`
 	// WriteWait bounds how long a write waits for the cache to observe it
 	// before answering (read-your-writes).
 	WriteWait time.Duration
@@ -73,13 +74,9 @@ const DefaultTokenAudience = "kurz"
 // BindFlags registers the API server's flags on fs, with o's values as
 // defaults.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.BindAddress, "api-bind-address", o.BindAddress, "Address the /api/v1 server listens on.")
-	fs.StringVar(&o.PublicURL, "api-public-url", o.PublicURL, "Public base URL of the API (scheme://host[:port]) used in pagination links; empty uses each request's scheme and Host.")
-	fs.IntVar(&o.RateLimit, "api-rate-limit", o.RateLimit, "Requests per minute allowed per ServiceAccount, whichever of its API tokens it uses; 0 disables the limit.")
-	fs.IntVar(&o.UnauthenticatedRateLimit, "api-unauthenticated-rate-limit", o.UnauthenticatedRateLimit, "Requests per minute allowed per client address with a token not yet known to be good (checked before the TokenReview); 0 disables the limit.")
+	flagbind.Fields(fs, o)
 	clientip.BindTrustedProxies(fs, &o.TrustedProxies, "api-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the API (e.g. the ingress); from those peers the client address is taken from X-Forwarded-For (default: none, the TCP peer is the client).")
 	fs.Var(&audiencesFlag{list: &o.TokenAudiences}, "api-token-audiences", "Audiences an API token must be minted for (comma-separated, repeatable); TokenReview is asked for them.")
-	fs.DurationVar(&o.AuthCacheTTL, "api-auth-cache-ttl", o.AuthCacheTTL, "How long TokenReview and SubjectAccessReview answers are reused.")
 }
 
 // Validate rejects options the API server cannot run with; every message

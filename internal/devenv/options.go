@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/kurz-dev/kurz/internal/apiserver"
+	"github.com/kurz-dev/kurz/internal/flagbind"
 )
 
 // DefaultDataDir is where kurz dev keeps its state unless told otherwise.
@@ -15,7 +16,7 @@ const DefaultDataDir = ".kurz"
 // nothing in.
 type Options struct {
 	// DataDir holds the control plane's state; see the package doc.
-	DataDir string
+	DataDir string `flag:"data-dir" usage:"Directory holding the local control plane's state (etcd data, keys, kubeconfig, token); kept across restarts."`
 	// Out receives progress lines.
 	Out io.Writer
 	// TokenAudience is the audience DIR/token is minted for: one the API
@@ -32,7 +33,7 @@ func DefaultOptions() Options {
 // BindFlags registers the local control plane's flag on fs, with o's value
 // as default.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory holding the local control plane's state (etcd data, keys, kubeconfig, token); kept across restarts.")
+	flagbind.Fields(fs, o)
 }
 
 // Validate rejects options Start cannot run with; the message names the

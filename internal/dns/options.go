@@ -7,6 +7,8 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/kurz-dev/kurz/internal/flagbind"
 )
 
 // Options configure a Verifier. They start from DefaultOptions: New fills
@@ -14,18 +16,18 @@ import (
 type Options struct {
 	// Server is the DNS server as host:port; empty means the system
 	// resolver.
-	Server string
+	Server string `flag:"dns-server" usage:"DNS server (host:port) to verify domains against; empty uses the system resolver."`
 	// Targets are the redirect targets (hostnames or IPs) a domain may
 	// point at instead of publishing the TXT record.
 	Targets []string
 	// Timeout bounds one verification (all its lookups).
-	Timeout time.Duration
+	Timeout time.Duration `flag:"dns-timeout" usage:"Longest time one domain check (all its DNS lookups) may take."`
 	// ZoneConcurrency bounds the verifications running at once for
 	// hostnames under one registrable domain (see Zone); a verification
 	// past it fails at once with ErrZoneBusy. Zero means no bound (the
 	// flag does not allow it; the controllers check it against their
 	// workers).
-	ZoneConcurrency int
+	ZoneConcurrency int `flag:"dns-zone-checks" usage:"How many DNS checks may run at once for hostnames of one registrable domain (below --domain-workers), so a slow zone cannot hold every Domain worker."`
 }
 
 // DefaultOptions returns the production defaults.
@@ -36,7 +38,7 @@ func DefaultOptions() Options {
 // BindFlags registers the verifier's flags on fs, with o's values as
 // defaults.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Server, "dns-server", o.Server, "DNS server (host:port) to verify domains against; empty uses the system resolver.")
+	flagbind.Fields(fs, o)
 	fs.Func("redirect-target", "A hostname or IP the redirect server is reached at; a domain pointing there (CNAME, A or AAAA) is verified without a TXT record. Repeatable.", func(s string) error {
 		for _, t := range strings.Split(s, ",") {
 			if t = strings.TrimSpace(t); t != "" {
@@ -45,8 +47,6 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		}
 		return nil
 	})
-	fs.DurationVar(&o.Timeout, "dns-timeout", o.Timeout, "Longest time one domain check (all its DNS lookups) may take.")
-	fs.IntVar(&o.ZoneConcurrency, "dns-zone-checks", o.ZoneConcurrency, "How many DNS checks may run at once for hostnames of one registrable domain (below --domain-workers), so a slow zone cannot hold every Domain worker.")
 }
 
 // Validate rejects options New cannot build a Verifier from; every message

@@ -1,0 +1,40 @@
+package flagbind_test
+
+import (
+	"flag"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/flagbind"
+)
+
+type options struct {
+	Name    string        `flag:"name" usage:"A \"name\"."`
+	On      bool          `flag:"on" usage:"Switch."`
+	Count   int           `flag:"count" usage:"How many."`
+	Rate    float64       `flag:"rate" usage:"How fast."`
+	Wait    time.Duration `flag:"wait" usage:"How long."`
+	Untaged string
+}
+
+func TestFields(t *testing.T) {
+	g := NewWithT(t)
+	o := options{Name: "n", Count: 3, Rate: 1.5, Wait: time.Second, Untaged: "u"}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	flagbind.Fields(fs, &o)
+
+	g.Expect(fs.Lookup("name").Usage).To(Equal(`A "name".`))
+	g.Expect(fs.Lookup("count").DefValue).To(Equal("3"), "the field's value is the default")
+	g.Expect(fs.Lookup("Untaged")).To(BeNil())
+	g.Expect(fs.Parse([]string{"--name=x", "--on", "--count=4", "--rate=2.5", "--wait=1m"})).To(Succeed())
+	g.Expect(o).To(Equal(options{Name: "x", On: true, Count: 4, Rate: 2.5, Wait: time.Minute, Untaged: "u"}))
+}
+
+func TestFieldsRefusesUnknownTypes(t *testing.T) {
+	o := struct {
+		List []string `flag:"list"`
+	}{}
+	NewWithT(t).Expect(func() { flagbind.Fields(flag.NewFlagSet("test", flag.ContinueOnError), &o) }).To(PanicWith(ContainSubstring("--list")))
+}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega"
 )
 
 // Case is one edit of the default options and the error it must cause: a
@@ -20,16 +20,16 @@ type Case[O any] struct {
 // defaults themselves must be valid.
 func Validate[O interface{ Validate() error }](t *testing.T, defaults func() O, cases []Case[O]) {
 	t.Helper()
-	NewWithT(t).Expect(defaults().Validate()).To(Succeed(), "the defaults are valid")
+	gomega.NewWithT(t).Expect(defaults().Validate()).To(gomega.Succeed(), "the defaults are valid")
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
-			g := NewWithT(t)
+			g := gomega.NewWithT(t)
 			o := defaults()
 			tc.Edit(&o)
 			if tc.Error == "" {
-				g.Expect(o.Validate()).To(Succeed())
+				g.Expect(o.Validate()).To(gomega.Succeed())
 			} else {
-				g.Expect(o.Validate()).To(MatchError(ContainSubstring(tc.Error)))
+				g.Expect(o.Validate()).To(gomega.MatchError(gomega.ContainSubstring(tc.Error)))
 			}
 		})
 	}

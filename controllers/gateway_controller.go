@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -138,25 +140,20 @@ func (r *GatewayReconciler) retry(ctx context.Context, err error) (ctrl.Result, 
 // listParents reads every Gateway or ListenerSet of kurz's namespace,
 // kurz's and others' (whose names kurz must not take), by name.
 func (r *GatewayReconciler) listParents(ctx context.Context) (map[string]client.Object, error) {
-	out := map[string]client.Object{}
+	var list client.ObjectList = &gatewayv1.GatewayList{}
 	if r.Config.ListenerSets() {
-		var list gatewayv1.ListenerSetList
-		if err := r.Reader.List(ctx, &list, client.InNamespace(r.Config.Namespace)); err != nil {
-			return nil, fmt.Errorf("list ListenerSets: %w", err)
-		}
-		for i := range list.Items {
-			out[list.Items[i].Name] = &list.Items[i]
-		}
-		return out, nil
+		list = &gatewayv1.ListenerSetList{}
 	}
-	var list gatewayv1.GatewayList
-	if err := r.Reader.List(ctx, &list, client.InNamespace(r.Config.Namespace)); err != nil {
-		return nil, fmt.Errorf("list Gateways: %w", err)
+	if err := r.Reader.List(ctx, list, client.InNamespace(r.Config.Namespace)); err != nil {
+		return nil, fmt.Errorf("list %ss: %w", r.Config.ParentKind(), err)
 	}
-	for i := range list.Items {
-		out[list.Items[i].Name] = &list.Items[i]
-	}
-	return out, nil
+	out := map[string]client.Object{}
+	err := meta.EachListItem(list, func(o runtime.Object) error {
+		obj := o.(client.Object)
+		out[obj.GetName()] = obj
+		return nil
+	})
+	return out, err
 }
 
 // writeParent creates or updates kurz's Gateway or ListenerSet name

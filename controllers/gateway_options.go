@@ -58,17 +58,7 @@ func (o *GatewayOptions) bindFlags(fs *flag.FlagSet) {
 		}
 		return err
 	})
-	fs.Func("gateway-annotation", "KEY=VALUE annotation of every Gateway or ListenerSet kurz keeps, e.g. cert-manager.io/cluster-issuer=letsencrypt. Repeatable.", func(s string) error {
-		k, v, err := routing.ParseAnnotation(s)
-		if err != nil {
-			return err
-		}
-		if o.Annotations == nil {
-			o.Annotations = map[string]string{}
-		}
-		o.Annotations[k] = v
-		return nil
-	})
+	fs.Func("gateway-annotation", "KEY=VALUE annotation of every Gateway or ListenerSet kurz keeps, e.g. cert-manager.io/cluster-issuer=letsencrypt. Repeatable.", addAnnotation(&o.Annotations))
 }
 
 // validate checks o against the Ingress options it shares the namespace

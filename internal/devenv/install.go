@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kurz-dev/kurz/config"
-	"github.com/kurz-dev/kurz/test/crds"
+	crdfiles "github.com/kurz-dev/kurz/test/crds"
 )
 
 // fieldOwner is the server-side apply manager of everything kurz dev installs.
@@ -104,7 +104,7 @@ func installGatewayAPI(ctx context.Context, c client.Client, dc discovery.Discov
 	case !apierrors.IsNotFound(err):
 		return false, fmt.Errorf("look up CRD %s: %w", gatewayCRD, err)
 	}
-	objs, err := crdsIn(crds.GatewayAPI)
+	objs, err := crdsIn(crdfiles.GatewayAPI)
 	if err != nil {
 		return false, fmt.Errorf("read the embedded Gateway API CRDs: %w", err)
 	}

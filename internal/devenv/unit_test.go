@@ -10,7 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	"github.com/kurz-dev/kurz/test/crds"
+	crdfiles "github.com/kurz-dev/kurz/test/crds"
 )
 
 func TestLockDir(t *testing.T) {
@@ -182,7 +182,7 @@ func TestMetricsURL(t *testing.T) {
 // kurz keeps are embedded, and nothing else (the admission policy stays
 // out).
 func TestEmbeddedGatewayAPICRDs(t *testing.T) {
-	objs, err := crdsIn(crds.GatewayAPI)
+	objs, err := crdsIn(crdfiles.GatewayAPI)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,12 +217,13 @@ func sameNamespace() *gatewayv1.AllowedRoutes {
 // DesiredGateway is kurz's Gateway name holding the HTTP listener and one
 // HTTPS listener per host (in the order given).
 func DesiredGateway(c GatewayConfig, name string, hosts []string) *gatewayv1.Gateway {
-	listeners := []gatewayv1.Listener{{
+	listeners := make([]gatewayv1.Listener, 0, 1+len(hosts))
+	listeners = append(listeners, gatewayv1.Listener{
 		Name:          HTTPListenerName,
 		Port:          80,
 		Protocol:      gatewayv1.HTTPProtocolType,
 		AllowedRoutes: sameNamespace(),
-	}}
+	})
 	for _, h := range hosts {
 		listeners = append(listeners, httpsListener(h))
 	}
@@ -240,10 +241,7 @@ func DesiredGateway(c GatewayConfig, name string, hosts []string) *gatewayv1.Gat
 func DesiredListenerSet(c GatewayConfig, name string, hosts []string) *gatewayv1.ListenerSet {
 	entries := make([]gatewayv1.ListenerEntry, 0, len(hosts))
 	for _, h := range hosts {
-		l := httpsListener(h)
-		entries = append(entries, gatewayv1.ListenerEntry{
-			Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol, TLS: l.TLS, AllowedRoutes: l.AllowedRoutes,
-		})
+		entries = append(entries, gatewayv1.ListenerEntry(httpsListener(h)))
 	}
 	return &gatewayv1.ListenerSet{
 		ObjectMeta: parentMeta(c, name),

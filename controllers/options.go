@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -37,8 +38,12 @@ type Options struct {
 	LinkWorkers   int
 	DomainWorkers int
 
-	// Ingress configures the Ingresses kept for verified Domains.
+	// Ingress configures the Ingresses kept for verified Domains, and the
+	// namespace and grace period of the Gateway API's objects too.
 	Ingress IngressOptions
+	// Gateway configures the Gateway API's objects kept for verified
+	// Domains instead of Ingresses.
+	Gateway GatewayOptions
 	// certificates: cert-manager's Certificate CRD was found when the cache
 	// was configured (CacheByObject), so the Ingress controller reads
 	// Certificates.
@@ -56,6 +61,7 @@ func DefaultOptions() Options {
 		LinkWorkers:        16,
 		DomainWorkers:      2,
 		Ingress:            defaultIngressOptions(),
+		Gateway:            defaultGatewayOptions(),
 	}
 }
 
@@ -79,6 +85,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.LinkWorkers, "link-workers", o.LinkWorkers, "How many Links are reconciled at once.")
 	fs.IntVar(&o.DomainWorkers, "domain-workers", o.DomainWorkers, "How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout).")
 	o.Ingress.bindFlags(fs)
+	o.Gateway.bindFlags(fs)
 }
 
 // Validate rejects options the controllers cannot run with.
@@ -98,5 +105,9 @@ func (o Options) Validate() error {
 	if o.DNSZoneChecks < 1 || o.DNSZoneChecks > max(o.DomainWorkers-1, 1) {
 		return fmt.Errorf("dns-zone-checks (%d) must be at least 1 and below domain-workers (%d)", o.DNSZoneChecks, o.DomainWorkers)
 	}
-	return o.Ingress.validate()
+	return errors.Join(o.Ingress.validate(), o.Gateway.validate(o.Ingress))
 }
+
+// Routing reports whether kurz keeps routes for verified Domains
+// (Ingresses or the Gateway API's objects).
+func (o Options) Routing() bool { return o.Ingress.Class != "" || o.Gateway.Enabled() }

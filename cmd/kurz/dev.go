@@ -31,7 +31,8 @@ func devOptions() manager.Options {
 	o.API.BindAddress = "127.0.0.1:8080"
 	o.Redirect.BindAddress = "127.0.0.1:8081"
 	// No pod, so no namespace of its own: Ingresses (with --ingress-class)
-	// go to default.
+	// and the Gateway API's objects (--gateway-class, --gateway) go to
+	// default.
 	o.Controllers.Ingress.Namespace = "default"
 	return o
 }
@@ -84,6 +85,9 @@ func runDev(args []string) error {
 		Out:     os.Stdout,
 		// The token must be one the API accepts.
 		TokenAudience: c.manager.API.TokenAudiences[0],
+		// Routing through the Gateway API needs its CRDs; a laptop has
+		// none, so kurz dev brings the ones kurz was built with.
+		GatewayAPI: c.manager.EnableControllers && c.manager.Controllers.Gateway.Enabled(),
 	})
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure

@@ -88,3 +88,31 @@ func TestDevIngressFlags(t *testing.T) {
 	_, err = parseDevFlags([]string{"--ingress-backend", "kurz-redirect"})
 	g.Expect(err).To(MatchError(ContainSubstring("want SERVICE:PORT")))
 }
+
+// The Gateway API flags parse, and a second way of routing is a clear
+// error before anything starts.
+func TestDevGatewayFlags(t *testing.T) {
+	g := NewWithT(t)
+	c, err := parseDevFlags([]string{"--gateway-class", "example", "--gateway-annotation", "cert-manager.io/cluster-issuer=letsencrypt"})
+	g.Expect(err).NotTo(HaveOccurred())
+	gw := c.manager.Controllers.Gateway
+	g.Expect(gw.Class).To(Equal("example"))
+	g.Expect(gw.Backend.String()).To(Equal("kurz-redirect:80"))
+	g.Expect(gw.Annotations).To(Equal(map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}))
+	g.Expect(c.manager.Controllers.Ingress.Namespace).To(Equal("default"))
+
+	c, err = parseDevFlags([]string{"--gateway", "infra/shared", "--gateway-backend", "kurz-redirect:8081"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.manager.Controllers.Gateway.Parent.String()).To(Equal("infra/shared"))
+	g.Expect(c.manager.Controllers.Gateway.Backend.PortNumber).To(Equal(int32(8081)))
+
+	for want, args := range map[string][]string{
+		"ingress-class and gateway-class/gateway are exclusive": {"--gateway-class", "example", "--ingress-class", "nginx"},
+		"gateway-class and gateway are exclusive":               {"--gateway-class", "example", "--gateway", "infra/shared"},
+		"want NAMESPACE/NAME":                                   {"--gateway", "shared"},
+		"needs the Service's port number":                       {"--gateway-backend", "kurz-redirect:http"},
+	} {
+		_, err := parseDevFlags(args)
+		g.Expect(err).To(MatchError(ContainSubstring(want)), "%q", args)
+	}
+}

@@ -32,6 +32,9 @@ type Options struct {
 	// TokenAudience is the audience DIR/token is minted for: one the API
 	// server accepts (--api-token-audiences). Empty means "kurz".
 	TokenAudience string
+	// GatewayAPI installs the Gateway API's standard-channel CRDs when the
+	// control plane has none (kurz dev --gateway-class or --gateway).
+	GatewayAPI bool
 }
 
 // Env is a running local control plane. Stop it with Stop.
@@ -41,11 +44,13 @@ type Env struct {
 	out     io.Writer
 	// audience is the audience of DIR/token.
 	audience string
-	bins     binaries
-	lock     *dirLock
-	etcd     *child
-	apiSrv   *child
-	cfg      *rest.Config
+	// gatewayAPI: install the Gateway API's CRDs when missing.
+	gatewayAPI bool
+	bins       binaries
+	lock       *dirLock
+	etcd       *child
+	apiSrv     *child
+	cfg        *rest.Config
 }
 
 // Start locks DataDir, starts etcd and kube-apiserver, installs the CRDs and
@@ -65,7 +70,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if o.TokenAudience == "" {
 		o.TokenAudience = apiserver.DefaultTokenAudience
 	}
-	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience}
+	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience, gatewayAPI: o.GatewayAPI}
 	if e.bins, err = findBinaries(); err != nil {
 		return nil, err
 	}
@@ -128,6 +133,16 @@ func (e *Env) start(ctx context.Context) error {
 		return err
 	}
 	e.progress("CRDs served in %s", since(t))
+	if e.gatewayAPI {
+		t = time.Now()
+		installed, err := installGatewayAPI(ctx, c, cs.Discovery())
+		if err != nil {
+			return err
+		}
+		if installed {
+			e.progress("Gateway API CRDs (standard channel) installed in %s", since(t))
+		}
+	}
 
 	if err := setUpWorkspace(ctx, c); err != nil {
 		return err

@@ -134,8 +134,11 @@ func (s *Server) Start(ctx context.Context) error {
 		// price: the first byte of each request is read alone (one more
 		// read call). That lone read is also where connpark parks an idle
 		// connection without its goroutine.
-		ReduceMemoryUsage:             true,
-		DisablePreParseMultipartForm:  true,
+		ReduceMemoryUsage:            true,
+		DisablePreParseMultipartForm: true,
+		// The handler reads the clock itself; fasthttp's own read per
+		// request would be a second one.
+		LazyRequestTime:               true,
 		SecureErrorLogMessage:         true,
 		DisableHeaderNamesNormalizing: false,
 		Logger:                        fasthttpLogger{log},

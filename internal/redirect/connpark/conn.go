@@ -29,6 +29,7 @@ type conn struct {
 	// ahead holds what the request-boundary read got past the first byte,
 	// until fasthttp's next read takes it; nil in between (see Read).
 	ahead *aheadBuf
+	dl    deadlines
 
 	closed atomic.Bool
 
@@ -60,15 +61,25 @@ func (c *conn) Read(p []byte) (int, error) {
 	}
 	if !c.boundary || len(p) != 1 {
 		c.boundary = false
+		// Within a request: fasthttp's read timeout, exactly.
+		if err := c.syncRead(c.dl.readWant, 0); err != nil {
+			return 0, err
+		}
 		return c.TCPConn.Read(p)
 	}
 	c.boundary = false
 	if c.s.closing.Load() {
 		return 0, io.EOF // shutting down: close instead of waiting for a request
 	}
-	// fasthttp set its own deadline just before, and sets the read timeout
-	// once the byte is here.
-	if err := c.SetReadDeadline(time.Now().Add(c.s.o.Linger)); err != nil {
+	// Wait for the linger, or less if fasthttp's idle deadline (set just
+	// before) comes sooner; fasthttp sets the read timeout once the byte is
+	// here.
+	now := time.Now()
+	until := now.Add(c.s.o.Linger)
+	if w := c.dl.readWant; !w.IsZero() && w.Before(until) {
+		until = w
+	}
+	if err := c.syncRead(until, until.Sub(now)); err != nil {
 		return 0, err
 	}
 	a := aheadPool.Get().(*aheadBuf)
@@ -118,6 +129,9 @@ func (c *conn) readAhead(p []byte) int {
 // next request.
 func (c *conn) Write(p []byte) (int, error) {
 	c.boundary, c.served = true, true
+	if err := c.syncWrite(); err != nil {
+		return 0, err
+	}
 	return c.TCPConn.Write(p)
 }
 

@@ -30,6 +30,7 @@ type conn struct {
 	// until fasthttp's next read takes it; nil in between (see Read).
 	ahead *aheadBuf
 	dl    deadlines
+	io    rawIO
 
 	closed atomic.Bool
 
@@ -65,7 +66,7 @@ func (c *conn) Read(p []byte) (int, error) {
 		if err := c.syncRead(c.dl.readWant, 0); err != nil {
 			return 0, err
 		}
-		return c.TCPConn.Read(p)
+		return c.sockRead(p)
 	}
 	c.boundary = false
 	if c.s.closing.Load() {
@@ -74,18 +75,16 @@ func (c *conn) Read(p []byte) (int, error) {
 	// Wait for the linger, or less if fasthttp's idle deadline (set just
 	// before) comes sooner; fasthttp sets the read timeout once the byte is
 	// here.
-	now := time.Now()
-	until := now.Add(c.s.o.Linger)
-	if w := c.dl.readWant; !w.IsZero() && w.Before(until) {
+	now := time.Now().UnixNano()
+	until := now + int64(c.s.o.Linger)
+	if w := c.dl.readWant; w != 0 && w < until {
 		until = w
 	}
-	if err := c.syncRead(until, until.Sub(now)); err != nil {
+	if err := c.syncRead(until, time.Duration(until-now)); err != nil {
 		return 0, err
 	}
-	a := aheadPool.Get().(*aheadBuf)
-	n, err := c.TCPConn.Read(a.b[:])
+	a, n, err := c.sockReadAhead()
 	if n == 0 {
-		aheadPool.Put(a)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			c.park = true
 			return 0, io.EOF
@@ -132,7 +131,7 @@ func (c *conn) Write(p []byte) (int, error) {
 	if err := c.syncWrite(); err != nil {
 		return 0, err
 	}
-	return c.TCPConn.Write(p)
+	return c.sockWrite(p)
 }
 
 // Close is ServeConn's close: ignored when the connection is to be parked.

@@ -178,6 +178,7 @@ func (s *Server) admit(tc *net.TCPConn) (*conn, int) {
 		return nil, 0
 	}
 	c.raw = raw
+	c.initRawIO()
 	return c, 0
 }
 

@@ -27,17 +27,36 @@ import (
 // Nothing here can block: with nothing to read or no room to write the
 // goroutine waits in the poller, as net.TCPConn's would, under the same
 // deadlines.
+// fasthttp reads and writes a connection from one goroutine, so one rawIO
+// serves both.
 type rawIO struct {
-	// Made once per connection, so calls allocate nothing.
-	readFn, aheadFn, writeFn func(fd uintptr) bool
-	buf                      []byte
-	ahead                    *aheadBuf // what aheadOnce read into
-	n                        int
-	errno                    syscall.Errno
+	fn    func(fd uintptr) bool // c.once, made once so calls allocate nothing
+	op    ioOp
+	buf   []byte
+	ahead *aheadBuf // what aheadOnce read into
+	n     int
+	errno syscall.Errno
 }
 
-func (c *conn) initRawIO() {
-	c.io.readFn, c.io.aheadFn, c.io.writeFn = c.readOnce, c.aheadOnce, c.writeOnce
+type ioOp uint8
+
+const (
+	opRead ioOp = iota
+	opReadAhead
+	opWrite
+)
+
+func (c *conn) initRawIO() { c.io.fn = c.once }
+
+// once is the RawConn callback of every read and write.
+func (c *conn) once(fd uintptr) bool {
+	switch c.io.op {
+	case opReadAhead:
+		return c.aheadOnce(fd)
+	case opWrite:
+		return c.writeOnce(fd)
+	}
+	return c.readOnce(fd)
 }
 
 // aheadOnce is readOnce into a pooled read-ahead buffer, held only for the
@@ -100,14 +119,15 @@ func (c *conn) sockRead(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.io.buf = p
-	return c.readResult(c.raw.Read(c.io.readFn))
+	c.io.op, c.io.buf = opRead, p
+	return c.readResult(c.raw.Read(c.io.fn))
 }
 
 // sockReadAhead reads what the socket has into a pooled buffer, once there
 // is something. The buffer is nil unless n > 0.
 func (c *conn) sockReadAhead() (*aheadBuf, int, error) {
-	n, err := c.readResult(c.raw.Read(c.io.aheadFn))
+	c.io.op = opReadAhead
+	n, err := c.readResult(c.raw.Read(c.io.fn))
 	a := c.io.ahead
 	c.io.ahead = nil
 	if n == 0 && a != nil {
@@ -135,8 +155,8 @@ func (c *conn) sockWrite(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.io.buf, c.io.n, c.io.errno = p, 0, 0
-	err := c.raw.Write(c.io.writeFn)
+	c.io.op, c.io.buf, c.io.n, c.io.errno = opWrite, p, 0, 0
+	err := c.raw.Write(c.io.fn)
 	n := c.io.n
 	c.io.buf = nil
 	switch {

@@ -82,7 +82,7 @@ type client struct {
 
 func dial(t *testing.T, local, addr string) *client {
 	t.Helper()
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 30 * time.Second} // generous: a busy machine accepts slowly
 	c, err := d.DialContext(context.Background(), "tcp", addr)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { c.Close() })

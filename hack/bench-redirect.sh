@@ -131,7 +131,7 @@ run_wrk() { # name addr duration pid
 	after=$(cpu_ticks "$4")
 	awk -v name="$1" -v ticks=$((after - before)) -v hz="$(getconf CLK_TCK)" '/^RESULT/ {
 		split($5, r, "=")
-		printf "%s %s cpu_us_per_req=%.1f\n", name, $0, r[2] > 0 ? ticks / hz * 1e6 / r[2] : 0 }' "$WORK/wrk.out"
+		printf "%s %s cpu_us_per_req=%.1f\n", name, $0, (r[2] > 0 ? ticks / hz * 1e6 / r[2] : 0) }' "$WORK/wrk.out"
 }
 
 echo "warming up"

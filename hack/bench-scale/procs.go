@@ -177,8 +177,19 @@ func saveHeapProfile(ctx context.Context, m *managerProc, path string) (string, 
 // in the background (the profiler listens early in the start) and returns
 // a function that waits for it and returns `go tool pprof -top` of it.
 func startCPUProfile(ctx context.Context, m *managerProc, d time.Duration, path string) func() string {
+	return startCPUProfileAfter(ctx, m, 0, d, path)
+}
+
+// startCPUProfileAfter is startCPUProfile beginning after delay.
+func startCPUProfileAfter(ctx context.Context, m *managerProc, delay, d time.Duration, path string) func() string {
 	out := make(chan string, 1)
 	go func() {
+		select {
+		case <-ctx.Done():
+			out <- ""
+			return
+		case <-time.After(delay):
+		}
 		var resp *http.Response
 		var err error
 		for range 100 { // until the profiler listens

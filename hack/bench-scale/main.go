@@ -52,7 +52,7 @@ type config struct {
 	// settleProfile profiles kube-apiserver and kurz for this long,
 	// settleProfileAt after the manager's start (0: no profile).
 	settleProfile, settleProfileAt time.Duration
-	extraArgs   stringList
+	extraArgs                      stringList
 }
 
 type stringList []string

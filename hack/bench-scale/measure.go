@@ -54,7 +54,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	w.from(m.started)
 	defer func() { m.stop() }()
 	logf("manager started (pid %d)", m.cmd.Process.Pid)
-	r.settleCost = startSettleCost(ctx, env, m.cmd.Process.Pid)
+	r.settleCost = startSettleCost(ctx, env, m)
 	var apiTop, kurzTop func() string
 	if c.settleProfile > 0 {
 		apiTop = startAPIServerProfile(ctx, env, c.settleProfileAt, c.settleProfile, profilePath(c, "cpu-settle-kube-apiserver.pprof"))

@@ -21,6 +21,7 @@ type managerProc struct {
 	cmd                          *exec.Cmd
 	started                      time.Time
 	api, redirect, health, pprof string
+	metrics                      string // plain HTTP
 	done                         chan struct{}
 }
 
@@ -37,7 +38,7 @@ func freeAddr() (string, error) {
 // plane of kubeconfig, its output in logPath.
 func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
 	m := &managerProc{done: make(chan struct{})}
-	for _, p := range []*string{&m.api, &m.redirect, &m.health, &m.pprof} {
+	for _, p := range []*string{&m.api, &m.redirect, &m.health, &m.pprof, &m.metrics} {
 		a, err := freeAddr()
 		if err != nil {
 			return nil, err
@@ -53,7 +54,8 @@ func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
 		"--redirect-bind-address=" + m.redirect,
 		"--health-probe-bind-address=" + m.health,
 		"--pprof-bind-address=" + m.pprof,
-		"--metrics-bind-address=0",
+		"--metrics-bind-address=" + m.metrics,
+		"--metrics-secure=false",
 		"--api-rate-limit=0",
 		"--shutdown-delay=0s",
 	}, c.extraArgs...)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,15 +31,20 @@ type settleCost struct {
 	writes0 map[string]float64
 	writes  map[string]float64 // link requests by verb, subresource and code
 	cfg     *rest.Config
+	// reconciles are the Link controller's reconciles by result, from
+	// kurz's own metrics: more than one per Link means wasted passes.
+	reconciles map[string]float64
+	metrics    string
 }
 
 // startSettleCost samples every process's CPU and kube-apiserver's request
 // counters when the manager starts.
-func startSettleCost(ctx context.Context, env *devenv.Env, kurzPID int) *settleCost {
+func startSettleCost(ctx context.Context, env *devenv.Env, m *managerProc) *settleCost {
 	etcd, api := env.PIDs()
 	s := &settleCost{
-		pids: map[string]int{"kurz": kurzPID, "kube-apiserver": api, "etcd": etcd, "bench-scale": os.Getpid()},
-		cfg:  env.Config(),
+		pids:    map[string]int{"kurz": m.cmd.Process.Pid, "kube-apiserver": api, "etcd": etcd, "bench-scale": os.Getpid()},
+		cfg:     env.Config(),
+		metrics: "http://" + m.metrics + "/metrics",
 	}
 	s.cpu0 = s.sampleCPU()
 	s.writes0, _ = linkRequests(ctx, s.cfg)
@@ -59,6 +65,7 @@ func (s *settleCost) finish(ctx context.Context) {
 	for k, v := range s.cpu0 {
 		s.cpu[k] -= v
 	}
+	s.reconciles = linkReconciles(ctx, s.metrics)
 	w, err := linkRequests(ctx, s.cfg)
 	if err != nil {
 		logf("kube-apiserver metrics: %v", err)
@@ -92,6 +99,47 @@ func (s *settleCost) print(p func(k, v string), n int) {
 		slices.Sort(reqs)
 		p("link requests while settling", strings.Join(reqs, ", "))
 	}
+	var recs []string
+	for k, v := range s.reconciles {
+		recs = append(recs, fmt.Sprintf("%s %.0f", k, v))
+	}
+	if len(recs) > 0 {
+		slices.Sort(recs)
+		p("Link reconciles until settled", strings.Join(recs, ", "))
+	}
+}
+
+// linkReconciles reads controller_runtime_reconcile_total of the Link
+// controller from kurz's metrics, by result.
+func linkReconciles(ctx context.Context, url string) map[string]float64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		logf("kurz metrics: %v", err)
+		return nil
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		rest, found := strings.CutPrefix(sc.Text(), "controller_runtime_reconcile_total{")
+		labels, value, ok := strings.Cut(rest, "} ")
+		if !found || !ok {
+			continue
+		}
+		l := parseLabels(labels)
+		if l["controller"] != "link" {
+			continue
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil && v > 0 {
+			out[l["result"]] = v
+		}
+	}
+	return out
 }
 
 // linkRequests reads kube-apiserver's apiserver_request_total for links

@@ -126,8 +126,8 @@ func linkReconciles(ctx context.Context, url string) map[string]float64 {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		rest, found := strings.CutPrefix(sc.Text(), "controller_runtime_reconcile_total{")
-		labels, value, ok := strings.Cut(rest, "} ")
+		after, found := strings.CutPrefix(sc.Text(), "controller_runtime_reconcile_total{")
+		labels, value, ok := strings.Cut(after, "} ")
 		if !found || !ok {
 			continue
 		}
@@ -184,13 +184,13 @@ func linkRequests(ctx context.Context, cfg *rest.Config) (map[string]float64, er
 func parseLabels(s string) map[string]string {
 	out := map[string]string{}
 	for s != "" {
-		k, rest, ok := strings.Cut(s, `="`)
+		k, tail, ok := strings.Cut(s, `="`)
 		if !ok {
 			break
 		}
-		v, rest, _ := strings.Cut(rest, `"`)
+		v, tail, _ := strings.Cut(tail, `"`)
 		out[k] = v
-		s = strings.TrimPrefix(rest, ",")
+		s = strings.TrimPrefix(tail, ",")
 	}
 	return out
 }

@@ -184,14 +184,7 @@ func startCPUProfile(ctx context.Context, m *managerProc, d time.Duration, path 
 
 // startCPUProfileAfter is startCPUProfile beginning after delay.
 func startCPUProfileAfter(ctx context.Context, m *managerProc, delay, d time.Duration, path string) func() string {
-	out := make(chan string, 1)
-	go func() {
-		select {
-		case <-ctx.Done():
-			out <- ""
-			return
-		case <-time.After(delay):
-		}
+	return profileLater(ctx, delay, "cpu profile", path, func() error {
 		var resp *http.Response
 		var err error
 		for range 100 { // until the profiler listens
@@ -202,17 +195,35 @@ func startCPUProfileAfter(ctx context.Context, m *managerProc, delay, d time.Dur
 			time.Sleep(20 * time.Millisecond)
 		}
 		if err != nil {
-			out <- "cpu profile: " + err.Error()
-			return
+			return err
 		}
 		defer func() { _ = resp.Body.Close() }()
 		f, err := os.Create(path)
-		if err == nil {
-			_, err = io.Copy(f, resp.Body)
-			_ = f.Close()
-		}
 		if err != nil {
-			out <- "cpu profile: " + err.Error()
+			return err
+		}
+		_, err = io.Copy(f, resp.Body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+// profileLater runs fetch, which writes a profile to path, in the
+// background after delay, and returns a function that waits for it and
+// returns `go tool pprof -top` of the profile, or what failed.
+func profileLater(ctx context.Context, delay time.Duration, what, path string, fetch func() error) func() string {
+	out := make(chan string, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			out <- ""
+			return
+		case <-time.After(delay):
+		}
+		if err := fetch(); err != nil {
+			out <- what + ": " + err.Error()
 			return
 		}
 		top, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", path).CombinedOutput()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -210,33 +209,19 @@ func rawClient(cfg *rest.Config) (rest.Interface, error) {
 // and returns a function that waits for it and returns `go tool pprof
 // -top` of it.
 func startAPIServerProfile(ctx context.Context, env *devenv.Env, delay, d time.Duration, path string) func() string {
-	out := make(chan string, 1)
-	go func() {
-		select {
-		case <-ctx.Done():
-			out <- ""
-			return
-		case <-time.After(delay):
-		}
+	return profileLater(ctx, delay, "kube-apiserver profile", path, func() error {
 		rc, err := rawClient(env.Config())
 		if err != nil {
-			out <- "kube-apiserver profile: " + err.Error()
-			return
+			return err
 		}
 		body, err := rc.Get().AbsPath("/debug/pprof/profile").Param("seconds", strconv.Itoa(int(d.Seconds()))).
 			Timeout(d + time.Minute).DoRaw(ctx)
-		if err == nil {
-			err = os.WriteFile(path, body, 0o644)
-		}
 		if err != nil {
-			out <- "kube-apiserver profile: " + err.Error()
-			return
+			return err
 		}
 		logf("kube-apiserver CPU profile in %s", path)
-		top, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", path).CombinedOutput()
-		out <- string(top)
-	}()
-	return func() string { return <-out }
+		return os.WriteFile(path, body, 0o644)
+	})
 }
 
 // profilePath names a profile in the output directory.

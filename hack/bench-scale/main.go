@@ -49,7 +49,10 @@ type config struct {
 	restart     bool
 	loadOnly    bool
 	cpuProfile  time.Duration
-	extraArgs   stringList
+	// settleProfile profiles kube-apiserver and kurz for this long,
+	// settleProfileAt after the manager's start (0: no profile).
+	settleProfile, settleProfileAt time.Duration
+	extraArgs                      stringList
 }
 
 type stringList []string
@@ -72,6 +75,8 @@ func main() {
 	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")
 	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")
 	flag.DurationVar(&c.cpuProfile, "restart-cpu-profile", 20*time.Second, "Profile the CPU of the restarted manager for this long from its start (0: no profile).")
+	flag.DurationVar(&c.settleProfile, "settle-cpu-profile", 0, "Profile the CPU of kube-apiserver and kurz for this long while the controllers settle (0: no profile).")
+	flag.DurationVar(&c.settleProfileAt, "settle-cpu-profile-at", time.Minute, "When, after the manager's start, -settle-cpu-profile begins.")
 	flag.Var(&c.extraArgs, "manager-arg", "Extra flag for kurz manager (repeatable).")
 	flag.Parse()
 	ctrllog.SetLogger(logr.Discard()) // the tool's own informer; its progress is logf

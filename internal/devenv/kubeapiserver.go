@@ -74,10 +74,11 @@ func (p *pki) adminConfig(host string) *rest.Config {
 			CertData: p.adminCertPEM,
 			KeyData:  p.adminKeyPEM,
 		},
-		// client-go's default (5 QPS) would throttle the manager and the
-		// API server on a local control plane that has no other clients.
-		QPS:   200,
-		Burst: 400,
+		// No client-side rate limit, as `kurz manager` has (controller-runtime
+		// turns it off and leaves fairness to kube-apiserver's priority and
+		// fairness): a limit of 200 requests/s made a bulk import of 100 000
+		// Links settle in no less than 500 s, one status write per Link.
+		QPS: -1,
 	}
 }
 

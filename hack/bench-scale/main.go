@@ -17,6 +17,24 @@
 // With -data-dir the directory is kept, and a later run that finds the
 // Links there already skips the load (and measures a start with status
 // settled). Figures go to stdout as a Markdown table.
+//
+// Loading: up to 100 000 Links (-loader=auto) are created through
+// kube-apiserver, about 600-1 000 a second on two cores. Above that they are
+// written straight into etcd as kube-apiserver would store them (etcdload.go:
+// the stored JSON of a Link created through the API is the template, checked
+// byte for byte against a second one), which loads a million in minutes
+// instead of half an hour; kube-apiserver must then count, get and
+// field-select them before anything is measured.
+//
+// The control plane runs as `kurz dev` runs it: no watch cache for Links
+// unless -links-watch-cache, etcd's quota from -etcd-quota-backend-bytes.
+// -control-plane-only measures kube-apiserver and etcd alone (RSS, etcd's
+// database size, latency of an informer sync, counts, pages, gets and
+// field-selected lists) and starts no manager. Run with the watch cache on
+// at a million Links inside a memory cgroup: it may outgrow the machine.
+//
+// Timeouts scale with N: -serve-timeout 10 and -settle-timeout 20 minutes
+// per 100 000 Links unless given.
 package main
 
 import (

@@ -55,7 +55,7 @@ func parseDevFlags(args []string) (devConfig, error) {
 	fs := newFlagSet("dev", &c.manager, &c.zap)
 	fs.StringVar(&c.dataDir, "data-dir", c.dataDir, "Directory holding the local control plane's state (etcd data, keys, kubeconfig, token); kept across restarts.")
 	fs.BoolVar(&c.linksWatchCache, "links-watch-cache", c.linksWatchCache, "Keep kube-apiserver's watch cache for Links (off: lists and watches of Links go to etcd, which costs far less memory at hundreds of thousands of Links).")
-	fs.Int64Var(&c.etcdQuota, "etcd-quota-backend-bytes", c.etcdQuota, "etcd's storage quota in bytes (--quota-backend-bytes); a million Links need about 4 GiB.")
+	fs.Int64Var(&c.etcdQuota, "etcd-quota-backend-bytes", c.etcdQuota, "etcd's storage quota in bytes (--quota-backend-bytes); a million Links take 1.94 GiB before the controllers write their status, more until kube-apiserver compacts old revisions.")
 	// Aliases of --api-bind-address and --redirect-bind-address: the last
 	// one given on the command line wins.
 	fs.Var(stringAlias{&c.manager.API.BindAddress}, "api-addr", "Address of the /api/v1 server (alias of --api-bind-address).")

@@ -16,6 +16,11 @@ import (
 // 2 GiB, which a million Links would fill (README, "How it scales").
 const DefaultEtcdQuotaBytes = 8 << 30
 
+// etcdStartTimeout is how long etcd may take to become healthy: with a
+// million Links it replays its log and opens a 2 GiB database, which took
+// over a minute on a busy 2-core machine.
+const etcdStartTimeout = 5 * time.Minute
+
 // startAttempts bounds the retries when a child loses the race for the free
 // port it was given.
 const startAttempts = 3
@@ -53,7 +58,7 @@ func startEtcd(ctx context.Context, path, dataDir string, quota int64, logPath s
 		if err != nil {
 			return nil, "", err
 		}
-		err = waitReady(ctx, c, 60*time.Second, func(ctx context.Context) bool { return etcdHealthy(ctx, clientURL) })
+		err = waitReady(ctx, c, etcdStartTimeout, func(ctx context.Context) bool { return etcdHealthy(ctx, clientURL) })
 		if err == nil {
 			return c, clientURL, nil
 		}

@@ -88,7 +88,7 @@ func (e etcdKV) get(ctx context.Context, key string) ([]byte, error) {
 // transaction when none does.
 func (e etcdKV) putAbsent(ctx context.Context, kvs [][2][]byte) error {
 	txn := func(kvs [][2][]byte) (bool, error) {
-		var cmp, put []any
+		cmp, put := make([]any, 0, len(kvs)), make([]any, 0, len(kvs))
 		for _, kv := range kvs {
 			cmp = append(cmp, map[string]any{"key": kv[0], "target": "CREATE", "result": "EQUAL", "create_revision": 0})
 			put = append(put, map[string]any{"request_put": map[string]any{"key": kv[0], "value": kv[1]}})
@@ -262,7 +262,7 @@ func loadEtcd(ctx context.Context, etcdURL string, from, n int, lastApplied bool
 					kvs = append(kvs, [2][]byte{[]byte(linkKeyPrefix + linkName(i)), v})
 				}
 				if err := kv.putAbsent(ctx, kvs); err != nil {
-					errs <- fmt.Errorf("Links %d..%d: %w", lo, hi-1, err)
+					errs <- fmt.Errorf("links %d..%d: %w", lo, hi-1, err)
 					return
 				}
 				if lo/100000 != (hi-1)/100000 {

@@ -40,17 +40,23 @@ func devOptions() manager.Options {
 // devConfig is the parsed command line of `kurz dev`.
 type devConfig struct {
 	dataDir string
-	manager manager.Options
-	zap     zap.Options
+	// Control-plane settings (internal/devenv).
+	linksWatchCache bool
+	etcdQuota       int64
+	manager         manager.Options
+	zap             zap.Options
 }
 
 // parseDevFlags parses the manager's and the logger's flags plus
-// --data-dir, --api-addr and --redirect-addr.
+// --data-dir, --api-addr, --redirect-addr and the control plane's
+// --links-watch-cache and --etcd-quota-backend-bytes.
 func parseDevFlags(args []string) (devConfig, error) {
-	c := devConfig{dataDir: devenv.DefaultDataDir, manager: devOptions()}
+	c := devConfig{dataDir: devenv.DefaultDataDir, etcdQuota: devenv.DefaultEtcdQuotaBytes, manager: devOptions()}
 	zap.ConsoleEncoder()(&c.zap) // readable on a terminal; --zap-encoder=json still works
 	fs := newFlagSet("dev", &c.manager, &c.zap)
 	fs.StringVar(&c.dataDir, "data-dir", c.dataDir, "Directory holding the local control plane's state (etcd data, keys, kubeconfig, token); kept across restarts.")
+	fs.BoolVar(&c.linksWatchCache, "links-watch-cache", c.linksWatchCache, "Keep kube-apiserver's watch cache for Links (off: lists and watches of Links go to etcd, which costs far less memory at hundreds of thousands of Links).")
+	fs.Int64Var(&c.etcdQuota, "etcd-quota-backend-bytes", c.etcdQuota, "etcd's storage quota in bytes (--quota-backend-bytes); a million Links take 1.94 GiB before the controllers write their status, more until kube-apiserver compacts old revisions.")
 	// Aliases of --api-bind-address and --redirect-bind-address: the last
 	// one given on the command line wins.
 	fs.Var(stringAlias{&c.manager.API.BindAddress}, "api-addr", "Address of the /api/v1 server (alias of --api-bind-address).")
@@ -60,6 +66,9 @@ func parseDevFlags(args []string) (devConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.etcdQuota <= 0 {
+		return c, fmt.Errorf("--etcd-quota-backend-bytes must be positive, not %d", c.etcdQuota)
 	}
 	// Clicks kurz dev could not write on its way out wait in the data dir.
 	if c.manager.Redirect.ClickSpool == "" {
@@ -87,7 +96,9 @@ func runDev(args []string) error {
 		TokenAudience: c.manager.API.TokenAudiences[0],
 		// Routing through the Gateway API needs its CRDs; a laptop has
 		// none, so kurz dev brings the ones kurz was built with.
-		GatewayAPI: c.manager.EnableControllers && c.manager.Controllers.Gateway.Enabled(),
+		GatewayAPI:      c.manager.EnableControllers && c.manager.Controllers.Gateway.Enabled(),
+		LinksWatchCache: c.linksWatchCache,
+		EtcdQuotaBytes:  c.etcdQuota,
 	})
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure

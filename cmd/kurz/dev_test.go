@@ -116,3 +116,19 @@ func TestDevGatewayFlags(t *testing.T) {
 		g.Expect(err).To(MatchError(ContainSubstring(want)), "%q", args)
 	}
 }
+
+// TestDevControlPlaneFlags: no watch cache for Links and an 8 GiB etcd
+// quota unless asked otherwise; a quota must be positive.
+func TestDevControlPlaneFlags(t *testing.T) {
+	g := NewWithT(t)
+	c, err := parseDevFlags(nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.linksWatchCache).To(BeFalse())
+	g.Expect(c.etcdQuota).To(Equal(int64(8 << 30)))
+	c, err = parseDevFlags([]string{"--links-watch-cache", "--etcd-quota-backend-bytes", "4294967296"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.linksWatchCache).To(BeTrue())
+	g.Expect(c.etcdQuota).To(Equal(int64(4 << 30)))
+	_, err = parseDevFlags([]string{"--etcd-quota-backend-bytes", "0"})
+	g.Expect(err).To(MatchError(ContainSubstring("must be positive")))
+}

@@ -154,8 +154,8 @@ func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures)
 			f.loadAtServed = uptime()
 			logf("last Link redirects after %s", f.served.Round(100*time.Millisecond))
 		}
-		if time.Since(m.started) > 10*time.Minute {
-			return errors.New("not serving after 10 minutes")
+		if time.Since(m.started) > c.serveTimeout {
+			return fmt.Errorf("not serving after %s (-serve-timeout)", c.serveTimeout)
 		}
 	}
 	select {

@@ -35,6 +35,14 @@ type Options struct {
 	// GatewayAPI installs the Gateway API's standard-channel CRDs when the
 	// control plane has none (kurz dev --gateway-class or --gateway).
 	GatewayAPI bool
+	// LinksWatchCache keeps kube-apiserver's watch cache for Links. It is
+	// off by default: at a million Links the cache would cost more memory
+	// than the rest of the control plane (README, "How it scales"), and
+	// kurz reads Links from its own informers anyway.
+	LinksWatchCache bool
+	// EtcdQuotaBytes is etcd's --quota-backend-bytes; 0 means
+	// DefaultEtcdQuotaBytes.
+	EtcdQuotaBytes int64
 }
 
 // Env is a running local control plane. Stop it with Stop.
@@ -49,8 +57,12 @@ type Env struct {
 	bins       binaries
 	lock       *dirLock
 	etcd       *child
+	etcdURL    string
 	apiSrv     *child
 	cfg        *rest.Config
+	// Settings of the children, from Options.
+	linksWatchCache bool
+	etcdQuota       int64
 }
 
 // Start locks DataDir, starts etcd and kube-apiserver, installs the CRDs and
@@ -70,7 +82,14 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if o.TokenAudience == "" {
 		o.TokenAudience = apiserver.DefaultTokenAudience
 	}
-	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience, gatewayAPI: o.GatewayAPI}
+	if o.EtcdQuotaBytes == 0 {
+		o.EtcdQuotaBytes = DefaultEtcdQuotaBytes
+	}
+	if o.EtcdQuotaBytes < 0 {
+		return nil, fmt.Errorf("etcd quota: %d bytes is negative", o.EtcdQuotaBytes)
+	}
+	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience, gatewayAPI: o.GatewayAPI,
+		linksWatchCache: o.LinksWatchCache, etcdQuota: o.EtcdQuotaBytes}
 	if e.bins, err = findBinaries(); err != nil {
 		return nil, err
 	}
@@ -103,16 +122,15 @@ func (e *Env) start(ctx context.Context) error {
 
 	e.progress("starting etcd (data in %s)...", filepath.Join(e.shown, "etcd"))
 	t := time.Now()
-	var etcdURL string
-	e.etcd, etcdURL, err = startEtcd(ctx, e.bins.Etcd, e.path("etcd"), filepath.Join(logs, "etcd.log"))
+	e.etcd, e.etcdURL, err = startEtcd(ctx, e.bins.Etcd, e.path("etcd"), e.etcdQuota, filepath.Join(logs, "etcd.log"))
 	if err != nil {
 		return err
 	}
 	e.progress("etcd ready in %s", since(t))
 
-	e.progress("starting kube-apiserver...")
+	e.progress("starting kube-apiserver (watch cache for Links %s)...", onOff(e.linksWatchCache))
 	t = time.Now()
-	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.bins.KubeAPIServer, p, etcdURL,
+	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.bins.KubeAPIServer, p, e.etcdURL, e.linksWatchCache,
 		previousAPIPort(e.path("kubeconfig")), filepath.Join(logs, "kube-apiserver.log"))
 	if err != nil {
 		return err
@@ -164,6 +182,10 @@ func (e *Env) start(ctx context.Context) error {
 
 // Config returns a cluster-admin client config for the API server.
 func (e *Env) Config() *rest.Config { return rest.CopyConfig(e.cfg) }
+
+// EtcdURL is etcd's client URL (loopback, no authentication), for tools
+// that write to etcd directly (hack/bench-scale's bulk loader).
+func (e *Env) EtcdURL() string { return e.etcdURL }
 
 // Kubeconfig is the path of the admin kubeconfig, as the user gave DataDir.
 func (e *Env) Kubeconfig() string { return filepath.Join(e.shown, "kubeconfig") }
@@ -217,6 +239,13 @@ func (e *Env) path(name string) string { return filepath.Join(e.dataDir, name) }
 
 func (e *Env) progress(format string, args ...any) {
 	fmt.Fprintf(e.out, "kurz dev: "+format+"\n", args...)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(100 * time.Millisecond) }

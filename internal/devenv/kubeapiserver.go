@@ -20,8 +20,9 @@ const (
 )
 
 // startKubeAPIServer runs kube-apiserver against etcdURL, on loopback, with
-// the persisted certificates and keys. It prefers port (the previous one).
-func startKubeAPIServer(ctx context.Context, path string, p *pki, etcdURL string, prefer int, logPath string) (*child, *rest.Config, error) {
+// the persisted certificates and keys, and its watch cache for Links only
+// with linksWatchCache. It prefers port (the previous one).
+func startKubeAPIServer(ctx context.Context, path string, p *pki, etcdURL string, linksWatchCache bool, prefer int, logPath string) (*child, *rest.Config, error) {
 	var lastErr error
 	for range startAttempts {
 		port, err := preferPort(prefer)
@@ -46,6 +47,10 @@ func startKubeAPIServer(ctx context.Context, path string, p *pki, etcdURL string
 			"--service-account-signing-key-file=" + p.path("sa.key"),
 			"--service-account-max-token-expiration=" + TokenLifetime.String(),
 			"--service-cluster-ip-range=10.0.0.0/24",
+		}
+		if !linksWatchCache {
+			// Lists and watches of Links then go to etcd; see Options.
+			args = append(args, "--watch-cache-sizes=links.kurz.dev#0")
 		}
 		c, err := startChild("kube-apiserver", path, args, logPath)
 		if err != nil {

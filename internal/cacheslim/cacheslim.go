@@ -95,6 +95,11 @@ func internConditions(cs []metav1.Condition) {
 	}
 }
 
+// Intern returns the shared copy of s, for other values many objects
+// repeat (the redirect index's utm_* suffixes). Pass a string that owns its
+// memory: a substring would keep its whole source alive.
+func Intern(s string) string { return interned.of(s) }
+
 // interner hands out one copy of each string it has seen. It is meant for
 // the few values many objects share; past maxInterned strings (a cluster
 // churning namespaces or hostnames) it stops adding, so it cannot grow

@@ -38,7 +38,7 @@ func served(ix *Index, host, key string) string {
 	if r.entry == nil {
 		return ""
 	}
-	return r.entry.url
+	return r.entry.url + r.entry.urlUTM
 }
 
 func TestIndexClaims(t *testing.T) {

@@ -64,12 +64,13 @@ func KeyPeers(ctx context.Context, r client.Reader, namespace, domain, key strin
 // Setup registers the indexes with the manager's cache. Call it once, before
 // the manager starts.
 //
-// The domain+key index has a value per bucket of keys (DomainKeyOf), many
-// more values than the other indexes. controller-runtime's IndexField
-// stores each value twice (for namespaced and for cluster-wide queries);
-// kurz queries it only within a namespace, so on a cache (anything with
-// GetInformer) it is registered with the namespaced value alone. A
-// cluster-wide query on it finds nothing. (There is no index by uid: the API finds
+// controller-runtime's IndexField stores each value twice, for namespaced
+// and for cluster-wide queries: every Link would sit in two sets of each
+// index. kurz looks Links up only within a namespace (by domain, and by
+// domain and key, whose index has a value per bucket of keys:
+// DomainKeyOf), so on a cache (anything with GetInformer) the Link indexes
+// are registered with the namespaced value alone; a cluster-wide query on
+// them finds nothing. Domains, few, are also looked up across namespaces. (There is no index by uid: the API finds
 // objects by uid through its list index, internal/pagination.)
 func Setup(ctx context.Context, indexer client.FieldIndexer) error {
 	indexes := []struct {
@@ -78,7 +79,7 @@ func Setup(ctx context.Context, indexer client.FieldIndexer) error {
 		namespacedOnly bool
 		extract        client.IndexerFunc
 	}{
-		{&kurzv1alpha1.Link{}, Domain, false, func(o client.Object) []string {
+		{&kurzv1alpha1.Link{}, Domain, true, func(o client.Object) []string {
 			return []string{string(o.(*kurzv1alpha1.Link).Spec.Domain)}
 		}},
 		{&kurzv1alpha1.Domain{}, Domain, false, func(o client.Object) []string {

@@ -98,11 +98,14 @@ func TestSetupOnACacheIndexesUniqueValuesPerNamespaceOnly(t *testing.T) {
 	c := informers{recorder: recorder{}, added: map[string]toolscache.Indexers{}}
 	g.Expect(fieldindex.Setup(context.Background(), c)).To(Succeed())
 
-	// Shared values keep controller-runtime's index (namespaced and
-	// cluster-wide); the domain+key of Links is per namespace only.
-	g.Expect(c.recorder).To(HaveKey("Link " + fieldindex.Domain))
+	// Domains keep controller-runtime's index (namespaced and
+	// cluster-wide); the indexes of Links are per namespace only.
 	g.Expect(c.recorder).To(HaveKey("Domain " + fieldindex.Domain))
+	g.Expect(c.recorder).NotTo(HaveKey("Link " + fieldindex.Domain))
 	g.Expect(c.recorder).NotTo(HaveKey("Link " + fieldindex.DomainKey))
+	g.Expect(c.added["Link"]["field:"+fieldindex.Domain](&kurzv1alpha1.Link{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a"}, Spec: kurzv1alpha1.LinkSpec{Domain: "go.example"},
+	})).To(Equal([]string{"team-a/go.example"}))
 
 	link := &kurzv1alpha1.Link{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", UID: "u1"},

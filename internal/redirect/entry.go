@@ -20,16 +20,27 @@ type Entry struct {
 	// and urlUTM what its utm_* parameters add ("?utm_source=x" or
 	// "&utm_source=x"), interned, so links of one campaign share it; the
 	// hot path writes the two one after the other. A URL with a fragment
-	// has them merged into url instead, urlUTM empty. ios and android are
-	// merged (rare, so not worth the split).
-	url, urlUTM, ios, android string
+	// has them merged into url instead, urlUTM empty.
+	url, urlUTM string
 	// expiresAt is in unix nanoseconds; 0 means never.
-	expiresAt    int64
-	expiredURL   string
-	passwordHash string
-	uid          types.UID
-	clicks       *counter
+	expiresAt int64
+	// entryRare holds the fields few links set; links that set none share
+	// noRare, so an Entry is 80 bytes, not 128.
+	*entryRare
+	uid    types.UID
+	clicks *counter
 }
+
+// entryRare is the part of an Entry most links leave empty. ios and
+// android have the utm_* parameters merged in (rare, so not worth the
+// split of url).
+type entryRare struct {
+	ios, android, expiredURL, passwordHash string
+}
+
+// noRare is the entryRare of every link that sets none of its fields. It is
+// never written.
+var noRare = &entryRare{}
 
 // counter counts the clicks of one Link (one uid) between flushes. It outlives
 // the Entry it was made for when the Link changes, so no click is lost to an
@@ -59,23 +70,27 @@ func newEntry(l *kurzv1alpha1.Link, cnt *counter, q *clickQueue) *Entry {
 	if cnt == nil || cnt.uid != l.UID {
 		cnt = &counter{uid: l.UID, namespace: l.Namespace, name: l.Name, q: q}
 	}
-	e := &Entry{uid: l.UID, clicks: cnt}
+	e := &Entry{uid: l.UID, clicks: cnt, entryRare: noRare}
 	utm := utmPairs(l.Spec.UTM)
 	e.url, e.urlUTM = splitUTM(string(l.Spec.URL), utm)
+	var r entryRare
 	if l.Spec.IOS != nil {
-		e.ios = withUTM(string(*l.Spec.IOS), utm)
+		r.ios = withUTM(string(*l.Spec.IOS), utm)
 	}
 	if l.Spec.Android != nil {
-		e.android = withUTM(string(*l.Spec.Android), utm)
+		r.android = withUTM(string(*l.Spec.Android), utm)
 	}
 	if l.Spec.ExpiresAt != nil {
 		e.expiresAt = l.Spec.ExpiresAt.UnixNano()
 	}
 	if l.Spec.ExpiredRedirectURL != nil {
-		e.expiredURL = string(*l.Spec.ExpiredRedirectURL)
+		r.expiredURL = string(*l.Spec.ExpiredRedirectURL)
 	}
 	if l.Spec.PasswordHash != nil {
-		e.passwordHash = *l.Spec.PasswordHash
+		r.passwordHash = *l.Spec.PasswordHash
+	}
+	if r != (entryRare{}) {
+		e.entryRare = &r
 	}
 	return e
 }

@@ -92,9 +92,18 @@ verify: manifests generate ## Fail when generated files (api, config, dist) are 
 		git status --porcelain -- api config dist; git diff --stat -- api config dist; exit 1; \
 	fi
 
+CERT_MANAGER_VERSION ?= v1.21.2
+# The Gateway API whose Go types kurz builds with (go.mod); v1.7 needs Go 1.27.
+GATEWAY_API_VERSION ?= v1.6.3
+
 .PHONY: cert-manager-crds
 cert-manager-crds: ## Copy cert-manager's CRDs (CERT_MANAGER_VERSION) from its Go module into test/crds/cert-manager for the tests.
-	GO=$(GO) hack/cert-manager-crds.sh
+	GO=$(GO) hack/module-crds.sh cert-manager github.com/cert-manager/cert-manager@$(CERT_MANAGER_VERSION) deploy/crds
+
+.PHONY: gateway-api-crds
+gateway-api-crds: ## Copy the Gateway API's standard-channel CRDs (GATEWAY_API_VERSION) from its Go module into test/crds/gateway-api, for the tests and kurz dev.
+	@# Not ..._vap_safeupgrades.yaml: an admission policy, not a CRD.
+	GO=$(GO) hack/module-crds.sh gateway-api sigs.k8s.io/gateway-api@$(GATEWAY_API_VERSION) config/crd/standard 'gateway.networking.k8s.io_[!v]*.yaml'
 
 .PHONY: fmt
 fmt: ## go fmt.

@@ -65,6 +65,19 @@ var managerNeeds = []access{
 	{"", "secrets", "", "watch", "kurz-system"},
 	{"cert-manager.io", "certificates", "", "list", "kurz-system"},
 	{"cert-manager.io", "certificates", "", "watch", "kurz-system"},
+	// The Gateway API's objects, in kurz's own namespace only.
+	{"gateway.networking.k8s.io", "httproutes", "", "create", "kurz-system"},
+	{"gateway.networking.k8s.io", "httproutes", "", "update", "kurz-system"},
+	{"gateway.networking.k8s.io", "httproutes", "", "delete", "kurz-system"},
+	{"gateway.networking.k8s.io", "httproutes", "", "list", "kurz-system"},
+	{"gateway.networking.k8s.io", "gateways", "", "create", "kurz-system"},
+	{"gateway.networking.k8s.io", "gateways", "", "update", "kurz-system"},
+	{"gateway.networking.k8s.io", "gateways", "", "delete", "kurz-system"},
+	{"gateway.networking.k8s.io", "gateways", "", "watch", "kurz-system"},
+	{"gateway.networking.k8s.io", "listenersets", "", "create", "kurz-system"},
+	{"gateway.networking.k8s.io", "listenersets", "", "update", "kurz-system"},
+	{"gateway.networking.k8s.io", "listenersets", "", "delete", "kurz-system"},
+	{"gateway.networking.k8s.io", "listenersets", "", "list", "kurz-system"},
 }
 
 // managerMustNot are requests no kurz code makes: granting them would only
@@ -84,6 +97,11 @@ var managerMustNot = []access{
 	{"networking.k8s.io", "ingresses", "", "create", "team-a"},
 	{"cert-manager.io", "certificates", "", "create", "kurz-system"},
 	{"cert-manager.io", "certificates", "", "list", "team-a"},
+	{"gateway.networking.k8s.io", "gateways", "", "list", ""},
+	{"gateway.networking.k8s.io", "gateways", "", "get", "infra"},
+	{"gateway.networking.k8s.io", "httproutes", "", "create", "team-a"},
+	{"gateway.networking.k8s.io", "listenersets", "", "create", "team-a"},
+	{"gateway.networking.k8s.io", "gatewayclasses", "", "get", ""},
 	{"", "namespaces", "", "create", ""},
 	{"", "namespaces", "", "delete", ""},
 	{"", "configmaps", "", "get", "kurz-system"},

@@ -64,17 +64,22 @@ func (o *IngressOptions) BindFlags(fs *flag.FlagSet) {
 		}
 		return err
 	})
-	fs.Func("ingress-annotation", "KEY=VALUE annotation of every Ingress, e.g. cert-manager.io/cluster-issuer=letsencrypt. Repeatable.", func(s string) error {
+	fs.Func("ingress-annotation", "KEY=VALUE annotation of every Ingress, e.g. cert-manager.io/cluster-issuer=letsencrypt. Repeatable.", addAnnotation(&o.Annotations))
+}
+
+// addAnnotation is a repeatable KEY=VALUE flag adding to *m.
+func addAnnotation(m *map[string]string) func(string) error {
+	return func(s string) error {
 		k, v, err := routing.ParseAnnotation(s)
 		if err != nil {
 			return err
 		}
-		if o.Annotations == nil {
-			o.Annotations = map[string]string{}
+		if *m == nil {
+			*m = map[string]string{}
 		}
-		o.Annotations[k] = v
+		(*m)[k] = v
 		return nil
-	})
+	}
 }
 
 // Validate rejects options the Ingress controller cannot run with; every

@@ -102,7 +102,8 @@ func (r *LinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 type linkInputs struct {
 	// domains are the Domains of every namespace with the link's hostname.
 	domains []kurzv1alpha1.Domain
-	// peers are the Links of the namespace with the link's domain and key.
+	// peers are the Links of the namespace with the link's domain and key,
+	// shallow copies of the cache's (fieldindex.KeyPeers): read only.
 	peers []kurzv1alpha1.Link
 }
 
@@ -112,12 +113,11 @@ func (r *LinkReconciler) lookup(ctx context.Context, link *kurzv1alpha1.Link) (l
 	if err := r.List(ctx, &domains, client.MatchingFields{fieldindex.Domain: string(link.Spec.Domain)}); err != nil {
 		return linkInputs{}, fmt.Errorf("list Domains of %s: %w", link.Spec.Domain, err)
 	}
-	var peers kurzv1alpha1.LinkList
-	if err := r.List(ctx, &peers, client.InNamespace(link.Namespace),
-		client.MatchingFields{fieldindex.DomainKey: domainKey(link)}); err != nil {
-		return linkInputs{}, fmt.Errorf("list Links of %s: %w", domainKey(link), err)
+	peers, err := fieldindex.KeyPeers(ctx, r, link.Namespace, string(link.Spec.Domain), link.Spec.Key)
+	if err != nil {
+		return linkInputs{}, err
 	}
-	return linkInputs{domains: domains.Items, peers: peers.Items}, nil
+	return linkInputs{domains: domains.Items, peers: peers}, nil
 }
 
 // firstActive reports whether c is a new link's first Ready, Active: the

@@ -23,15 +23,14 @@ func (r *LinkReconciler) linksSharingKey(ctx context.Context, o client.Object) [
 	if !ok {
 		return nil
 	}
-	var peers kurzv1alpha1.LinkList
-	if err := r.List(ctx, &peers, client.InNamespace(l.Namespace),
-		client.MatchingFields{fieldindex.DomainKey: domainKey(l)}, client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "list Links sharing a key", "domainKey", domainKey(l))
+	peers, err := fieldindex.KeyPeers(ctx, r, l.Namespace, string(l.Spec.Domain), l.Spec.Key)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "list Links sharing a key")
 		return nil
 	}
-	reqs := make([]reconcile.Request, 0, len(peers.Items))
-	for i := range peers.Items {
-		if p := &peers.Items[i]; p.Name != l.Name {
+	reqs := make([]reconcile.Request, 0, len(peers))
+	for i := range peers {
+		if p := &peers[i]; p.Name != l.Name {
 			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: p.Name}})
 		}
 	}
@@ -120,9 +119,4 @@ func (h *hostOwners) swap(hostname, owner string, gone bool) (string, bool) {
 		h.owners[hostname] = owner
 	}
 	return before, !known || before != owner
-}
-
-// domainKey is the link's value in the fieldindex.DomainKey index.
-func domainKey(l *kurzv1alpha1.Link) string {
-	return fieldindex.DomainKeyOf(string(l.Spec.Domain), l.Spec.Key)
 }

@@ -38,11 +38,16 @@ func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
 		g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 		g.Eventually(readyOf(l), timeout, poll).ShouldNot(BeEmpty())
 	}
-	// The manager's cache holds all three links.
+	// The manager's cache holds all three links (Links are indexed by
+	// domain per namespace only).
 	g.Eventually(func(g Gomega) int {
-		var links kurzv1alpha1.LinkList
-		g.Expect(mgr.GetClient().List(ctx, &links, client.MatchingFields{"spec.domain": hostname})).To(Succeed())
-		return len(links.Items)
+		n := 0
+		for _, ns := range []string{nsV, nsB} {
+			var links kurzv1alpha1.LinkList
+			g.Expect(mgr.GetClient().List(ctx, &links, client.InNamespace(ns), client.MatchingFields{"spec.domain": hostname})).To(Succeed())
+			n += len(links.Items)
+		}
+		return n
 	}, timeout, poll).Should(Equal(3))
 
 	names := func(reqs []reconcile.Request) []string {

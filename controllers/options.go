@@ -31,8 +31,12 @@ type Options struct {
 	LinkWorkers   int `flag:"link-workers" usage:"How many Links are reconciled at once."`
 	DomainWorkers int `flag:"domain-workers" usage:"How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout)."`
 
-	// Ingress configures the Ingresses kept for verified Domains.
+	// Ingress configures the Ingresses kept for verified Domains, and the
+	// namespace and grace period of the Gateway API's objects too.
 	Ingress IngressOptions
+	// Gateway configures the Gateway API's objects kept for verified
+	// Domains instead of Ingresses.
+	Gateway GatewayOptions
 	// certificates: cert-manager's Certificate CRD was found when the cache
 	// was configured (CacheByObject), so the Ingress controller reads
 	// Certificates.
@@ -49,6 +53,7 @@ func DefaultOptions() Options {
 		LinkWorkers:        16,
 		DomainWorkers:      2,
 		Ingress:            DefaultIngressOptions(),
+		Gateway:            DefaultGatewayOptions(),
 	}
 }
 
@@ -58,6 +63,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	o.DNS.BindFlags(fs)
 	flagbind.Fields(fs, o)
 	o.Ingress.BindFlags(fs)
+	o.Gateway.BindFlags(fs)
 }
 
 // Validate rejects options the controllers cannot run with; every message
@@ -76,5 +82,9 @@ func (o Options) Validate() error {
 	if z := o.DNS.ZoneConcurrency; z < 1 || z > max(o.DomainWorkers-1, 1) {
 		errs = append(errs, fmt.Errorf("dns-zone-checks (%d) must be at least 1 and below domain-workers (%d)", z, o.DomainWorkers))
 	}
-	return errors.Join(append(errs, o.DNS.Validate(), o.Ingress.Validate())...)
+	return errors.Join(append(errs, o.DNS.Validate(), o.Ingress.Validate(), o.Gateway.validate(o.Ingress))...)
 }
+
+// Routing reports whether kurz keeps routes for verified Domains
+// (Ingresses or the Gateway API's objects).
+func (o Options) Routing() bool { return o.Ingress.Class != "" || o.Gateway.Enabled() }

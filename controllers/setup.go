@@ -87,20 +87,34 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err := domains.SetupWithManager(mgr, o.DomainWorkers); err != nil {
 		return fmt.Errorf("set up Domain controller: %w", err)
 	}
-	if o.Ingress.Class == "" {
+	if !o.Routing() {
 		return nil
 	}
-	ingresses := &IngressReconciler{
+	routes := &RouteReconciler{
 		Client:       mgr.GetClient(),
 		Reader:       mgr.GetAPIReader(),
-		Recorder:     mgr.GetEventRecorder("kurz.dev/ingress-controller"),
-		Config:       o.Ingress.config(),
+		Namespace:    o.Ingress.Namespace,
 		Grace:        o.Ingress.GracePeriod,
 		Certificates: o.certificates,
 		Now:          time.Now,
 	}
-	if err := ingresses.SetupWithManager(mgr, o.DomainWorkers); err != nil {
-		return fmt.Errorf("set up Ingress controller: %w", err)
+	if o.Ingress.Class != "" {
+		routes.routes = ingressRoutes{config: o.Ingress.config()}
+		routes.Recorder = mgr.GetEventRecorder("kurz.dev/ingress-controller")
+		if err := routes.SetupWithManager(mgr, "ingress", o.DomainWorkers); err != nil {
+			return fmt.Errorf("set up Ingress controller: %w", err)
+		}
+		return nil
+	}
+	gw := o.Gateway.config(o.Ingress.Namespace)
+	routes.routes = gatewayRoutes{config: gw}
+	routes.Recorder = mgr.GetEventRecorder("kurz.dev/httproute-controller")
+	if err := routes.SetupWithManager(mgr, "httproute", o.DomainWorkers); err != nil {
+		return fmt.Errorf("set up HTTPRoute controller: %w", err)
+	}
+	listeners := &GatewayReconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Config: gw}
+	if err := listeners.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up Gateway controller: %w", err)
 	}
 	return nil
 }

@@ -52,8 +52,13 @@ const (
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
 		// cert-manager's CRDs (make cert-manager-crds), so TLSReady reads
-		// real Certificates.
-		CRDPaths: []string{filepath.Join(testenv.RepoRoot(), "test", "crds", "cert-manager")},
+		// real Certificates, and the Gateway API's standard channel (make
+		// gateway-api-crds), so Gateways, ListenerSets and HTTPRoutes are
+		// validated as in a cluster.
+		CRDPaths: []string{
+			filepath.Join(testenv.RepoRoot(), "test", "crds", "cert-manager"),
+			filepath.Join(testenv.RepoRoot(), "test", "crds", "gateway-api"),
+		},
 	}, func(e *testenv.Env) error {
 		cfg, k8sClient = e.Config, e.Client
 		return nil
@@ -86,9 +91,9 @@ func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune 
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 	}
-	if o.Ingress.Class != "" {
-		// As internal/manager does: Ingresses, Secrets and Certificates
-		// are cached in the ingress namespace only.
+	if o.Routing() {
+		// As internal/manager does: routes, Secrets and Certificates are
+		// cached in the ingress namespace only.
 		httpClient, err := rest.HTTPClientFor(restCfg)
 		if err != nil {
 			t.Fatalf("http client: %v", err)

@@ -74,14 +74,16 @@ func IsWarning(reason string) bool {
 const ChallengeRecordPrefix = "_kurz-challenge."
 
 // ConditionTLSReady is a Domain's HTTPS condition, set only when kurz
-// manages routing (--ingress-class): True when the hostname's Ingress exists
-// and its Secret holds a certificate valid for the hostname.
+// manages routing (--ingress-class, --gateway-class or --gateway): True when
+// the hostname's Ingress, or its HTTPS listener in a Gateway or ListenerSet,
+// exists and its Secret holds a certificate valid for the hostname.
 const ConditionTLSReady = "TLSReady"
 
 // Reasons of a Domain's TLSReady condition, in the order they are checked.
 const (
-	// ReasonRoutePending: no Ingress routes the hostname, because the
-	// Domain does not hold it or is not Active (yet).
+	// ReasonRoutePending: no Ingress or Gateway listener routes the
+	// hostname, because the Domain does not hold it or is not Active (yet),
+	// or an object kurz does not own is in the way.
 	ReasonRoutePending = "RoutePending"
 	// ReasonCertificateNotReady: cert-manager's Certificate for the Secret
 	// is not Ready; the message is the Certificate's.
@@ -92,7 +94,7 @@ const (
 	// ReasonCertificateInvalid: the Secret's certificate does not cover the
 	// hostname, cannot be parsed, or has expired.
 	ReasonCertificateInvalid = "CertificateInvalid"
-	// ReasonCertificateValid: the Ingress exists and the Secret holds a
+	// ReasonCertificateValid: the route exists and the Secret holds a
 	// certificate valid for the hostname (status.tls.notAfter).
 	ReasonCertificateValid = "CertificateValid"
 )

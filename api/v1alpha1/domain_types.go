@@ -107,6 +107,28 @@ type DomainTLS struct {
 	// +optional
 	Ingress string `json:"ingress,omitempty"`
 
+	// httpRoute is the name of the HTTPRoute sending the hostname to the
+	// redirect Service, in kurz's own namespace (Gateway API only).
+	// +optional
+	HTTPRoute string `json:"httpRoute,omitempty"`
+
+	// gateway is the Gateway ("namespace/name") whose listener serves the
+	// hostname: one of kurz's own (--gateway-class), or the shared Gateway
+	// kurz's ListenerSet is attached to (--gateway). Empty while there is
+	// none.
+	// +optional
+	Gateway string `json:"gateway,omitempty"`
+
+	// listenerSet is the ListenerSet, in kurz's own namespace, holding the
+	// hostname's listener (--gateway only).
+	// +optional
+	ListenerSet string `json:"listenerSet,omitempty"`
+
+	// listener is the name of the hostname's HTTPS listener in gateway or
+	// listenerSet; empty while it does not exist.
+	// +optional
+	Listener string `json:"listener,omitempty"`
+
 	// secretName is the Secret, in kurz's own namespace, that holds (or
 	// will hold) the hostname's certificate.
 	// +optional
@@ -173,8 +195,9 @@ type DomainStatus struct {
 	// conditions describe the domain's state: Ready (True when Active),
 	// Reconciling (waiting for DNS) and Stalled (its hostname held by
 	// another Domain), in the kstatus shape GitOps tools read. TLSReady
-	// (only with --ingress-class) is True when the hostname has its Ingress
-	// and a certificate valid for it.
+	// (only with --ingress-class, --gateway-class or --gateway) is True
+	// when the hostname has its Ingress or Gateway listener and a
+	// certificate valid for it.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

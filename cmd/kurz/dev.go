@@ -32,7 +32,8 @@ func devManagerOptions() manager.Options {
 	o.API.BindAddress = "127.0.0.1:8080"
 	o.Redirect.BindAddress = "127.0.0.1:8081"
 	// No pod, so no namespace of its own: Ingresses (with --ingress-class)
-	// go to default.
+	// and the Gateway API's objects (--gateway-class, --gateway) go to
+	// default.
 	o.Controllers.Ingress.Namespace = "default"
 	return o
 }
@@ -69,6 +70,9 @@ func (o *devOptions) BindFlags(fs *flag.FlagSet) {
 // token is minted for the first API audience, and clicks kurz dev could not
 // write on its way out wait in the data dir (unless --click-spool is given).
 func (o *devOptions) complete() {
+	// Routing through the Gateway API needs its CRDs; a laptop has none, so
+	// kurz dev brings the ones kurz was built with.
+	o.env.GatewayAPI = o.manager.EnableControllers && o.manager.Controllers.Gateway.Enabled()
 	if len(o.manager.API.TokenAudiences) > 0 {
 		o.env.TokenAudience = o.manager.API.TokenAudiences[0]
 	}

@@ -90,3 +90,47 @@ func TestDevIngressFlags(t *testing.T) {
 	_, err = parseDevFlags([]string{"--ingress-backend", "kurz-redirect"})
 	g.Expect(err).To(MatchError(ContainSubstring("want SERVICE:PORT")))
 }
+
+// The Gateway API flags parse, and a second way of routing is a clear
+// error before anything starts.
+func TestDevGatewayFlags(t *testing.T) {
+	g := NewWithT(t)
+	c, err := parseDevFlags([]string{"--gateway-class", "example", "--gateway-annotation", "cert-manager.io/cluster-issuer=letsencrypt"})
+	g.Expect(err).NotTo(HaveOccurred())
+	gw := c.manager.Controllers.Gateway
+	g.Expect(gw.Class).To(Equal("example"))
+	g.Expect(gw.Backend.String()).To(Equal("kurz-redirect:80"))
+	g.Expect(gw.Annotations).To(Equal(map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}))
+	g.Expect(c.manager.Controllers.Ingress.Namespace).To(Equal("default"))
+
+	c, err = parseDevFlags([]string{"--gateway", "infra/shared", "--gateway-backend", "kurz-redirect:8081"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.manager.Controllers.Gateway.Parent.String()).To(Equal("infra/shared"))
+	g.Expect(c.manager.Controllers.Gateway.Backend.PortNumber).To(Equal(int32(8081)))
+
+	for want, args := range map[string][]string{
+		"ingress-class and gateway-class/gateway are exclusive": {"--gateway-class", "example", "--ingress-class", "nginx"},
+		"gateway-class and gateway are exclusive":               {"--gateway-class", "example", "--gateway", "infra/shared"},
+		"want NAMESPACE/NAME":                                   {"--gateway", "shared"},
+		"needs the Service's port number":                       {"--gateway-backend", "kurz-redirect:http"},
+	} {
+		_, err := parseDevFlags(args)
+		g.Expect(err).To(MatchError(ContainSubstring(want)), "%q", args)
+	}
+}
+
+// TestDevControlPlaneFlags: no watch cache for Links and an 8 GiB etcd
+// quota unless asked otherwise; a quota must be positive.
+func TestDevControlPlaneFlags(t *testing.T) {
+	g := NewWithT(t)
+	c, err := parseDevFlags(nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.env.LinksWatchCache).To(BeFalse())
+	g.Expect(c.env.EtcdQuotaBytes).To(Equal(int64(8 << 30)))
+	c, err = parseDevFlags([]string{"--links-watch-cache", "--etcd-quota-backend-bytes", "4294967296"})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.env.LinksWatchCache).To(BeTrue())
+	g.Expect(c.env.EtcdQuotaBytes).To(Equal(int64(4 << 30)))
+	_, err = parseDevFlags([]string{"--etcd-quota-backend-bytes", "0"})
+	g.Expect(err).To(MatchError(ContainSubstring("must be positive")))
+}

@@ -17,6 +17,24 @@
 // With -data-dir the directory is kept, and a later run that finds the
 // Links there already skips the load (and measures a start with status
 // settled). Figures go to stdout as a Markdown table.
+//
+// Loading: up to 100 000 Links (-loader=auto) are created through
+// kube-apiserver, about 600-1 000 a second on two cores. Above that they are
+// written straight into etcd as kube-apiserver would store them (etcdload.go:
+// the stored JSON of a Link created through the API is the template, checked
+// byte for byte against a second one), which loads a million in minutes
+// instead of half an hour; kube-apiserver must then count, get and
+// field-select them before anything is measured.
+//
+// The control plane runs as `kurz dev` runs it: no watch cache for Links
+// unless -links-watch-cache, etcd's quota from -etcd-quota-backend-bytes.
+// -control-plane-only measures kube-apiserver and etcd alone (RSS, etcd's
+// database size, latency of an informer sync, counts, pages, gets and
+// field-selected lists) and starts no manager. Run with the watch cache on
+// at a million Links inside a memory cgroup: it may outgrow the machine.
+//
+// Timeouts scale with N: -serve-timeout 10 and -settle-timeout 20 minutes
+// per 100 000 Links unless given.
 package main
 
 import (
@@ -36,21 +54,38 @@ import (
 )
 
 type config struct {
-	n           int
-	kurz        string
-	dataDir     string
-	outDir      string
-	workers     int
-	lastApplied bool
-	settle      time.Duration
-	apiSamples  int
-	loadTime    time.Duration
-	conns       int
-	restart     bool
-	loadOnly    bool
-	cpuProfile  time.Duration
-	extraArgs   stringList
+	n                int
+	kurz             string
+	dataDir          string
+	outDir           string
+	workers          int
+	lastApplied      bool
+	settle           time.Duration
+	serveTimeout     time.Duration
+	apiSamples       int
+	loadTime         time.Duration
+	conns            int
+	restart          bool
+	loadOnly         bool
+	cpuProfile       time.Duration
+	extraArgs        stringList
+	loader           string
+	watchCache       bool
+	etcdQuota        int64
+	controlPlaneOnly bool
+	// settleProfile profiles kube-apiserver and kurz for this long,
+	// settleProfileAt after the manager's start (0: no profile).
+	settleProfile, settleProfileAt time.Duration
 }
+
+// bulk tells whether Links are written into etcd directly (etcdload.go)
+// rather than created through kube-apiserver.
+func (c config) bulk() bool {
+	return c.loader == "etcd" || (c.loader == "auto" && c.n > bulkAbove)
+}
+
+// bulkAbove is the largest N -loader=auto creates through kube-apiserver.
+const bulkAbove = 100000
 
 type stringList []string
 
@@ -65,15 +100,33 @@ func main() {
 	flag.StringVar(&c.outDir, "out", "", "Directory for heap profiles and the manager's logs (default: a temporary directory, kept).")
 	flag.IntVar(&c.workers, "workers", 32, "Concurrent creates while loading.")
 	flag.BoolVar(&c.lastApplied, "last-applied", true, "Give each Link the last-applied-configuration annotation client-side kubectl apply writes.")
-	flag.DurationVar(&c.settle, "settle-timeout", 20*time.Minute, "How long to wait for every Link to be reconciled.")
+	flag.DurationVar(&c.settle, "settle-timeout", 0, "How long to wait for every Link to be reconciled (default: 20 minutes per 100 000 Links, at least 20 minutes).")
+	flag.DurationVar(&c.serveTimeout, "serve-timeout", 0, "How long a start may take until the last Link redirects (default: 10 minutes per 100 000 Links, at least 10 minutes).")
+	flag.StringVar(&c.loader, "loader", "auto", "How to load Links: api (creates through kube-apiserver), etcd (written into etcd as kube-apiserver stores them; see etcdload.go), auto (api up to 100 000 Links, etcd above).")
+	flag.BoolVar(&c.watchCache, "links-watch-cache", false, "Run kube-apiserver with its watch cache for Links (kurz dev's --links-watch-cache).")
+	flag.Int64Var(&c.etcdQuota, "etcd-quota-backend-bytes", 0, "etcd's quota (default: kurz dev's).")
+	flag.BoolVar(&c.controlPlaneOnly, "control-plane-only", false, "After loading, measure kube-apiserver and etcd alone (RSS, Link list latency) and start no manager.")
 	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API latency figure.")
 	flag.DurationVar(&c.loadTime, "redirect-duration", 5*time.Second, "Duration of the redirect throughput run.")
 	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
 	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")
 	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")
 	flag.DurationVar(&c.cpuProfile, "restart-cpu-profile", 20*time.Second, "Profile the CPU of the restarted manager for this long from its start (0: no profile).")
+	flag.DurationVar(&c.settleProfile, "settle-cpu-profile", 0, "Profile the CPU of kube-apiserver and kurz for this long while the controllers settle (0: no profile).")
+	flag.DurationVar(&c.settleProfileAt, "settle-cpu-profile-at", time.Minute, "When, after the manager's start, -settle-cpu-profile begins.")
 	flag.Var(&c.extraArgs, "manager-arg", "Extra flag for kurz manager (repeatable).")
 	flag.Parse()
+	if c.loader != "api" && c.loader != "etcd" && c.loader != "auto" {
+		fmt.Fprintf(os.Stderr, "bench-scale: -loader must be api, etcd or auto, not %q\n", c.loader)
+		os.Exit(2)
+	}
+	per100k := func(d time.Duration) time.Duration { return max(d, d*time.Duration(c.n)/100000) }
+	if c.settle == 0 {
+		c.settle = per100k(20 * time.Minute)
+	}
+	if c.serveTimeout == 0 {
+		c.serveTimeout = per100k(10 * time.Minute)
+	}
 	ctrllog.SetLogger(logr.Discard()) // the tool's own informer; its progress is logf
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-scale:", err)
@@ -106,7 +159,10 @@ func run(c config) error {
 	}
 	logf("control plane in %s, profiles and logs in %s", c.dataDir, c.outDir)
 	eo := devenv.DefaultOptions()
-	eo.DataDir = c.dataDir
+	eo.DataDir, eo.LinksWatchCache = c.dataDir, c.watchCache
+	if c.etcdQuota != 0 { // 0: kurz dev's
+		eo.EtcdQuotaBytes = c.etcdQuota
+	}
 	env, err := devenv.Start(ctx, eo)
 	if err != nil {
 		return err
@@ -122,6 +178,9 @@ func run(c config) error {
 	}
 	if c.loadOnly {
 		return nil
+	}
+	if c.controlPlaneOnly {
+		return measureControlPlane(ctx, c, env, os.Stdout)
 	}
 	if err := measure(ctx, c, env, r); err != nil {
 		r.print(os.Stdout)

@@ -54,11 +54,21 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	w.from(m.started)
 	defer func() { m.stop() }()
 	logf("manager started (pid %d)", m.cmd.Process.Pid)
+	r.settleCost = startSettleCost(ctx, env, m)
+	var apiTop, kurzTop func() string
+	if c.settleProfile > 0 {
+		apiTop = startAPIServerProfile(ctx, env, c.settleProfileAt, c.settleProfile, profilePath(c, "cpu-settle-kube-apiserver.pprof"))
+		kurzTop = startCPUProfileAfter(ctx, m, c.settleProfileAt, c.settleProfile, profilePath(c, "cpu-settle-kurz.pprof"))
+	}
 	if err := waitServing(ctx, c, m, &r.first); err != nil {
 		return err
 	}
 	if err := w.waitSettled(ctx, c, m, r); err != nil {
 		return err
+	}
+	r.settleCost.finish(ctx)
+	if apiTop != nil {
+		r.settleAPITop, r.settleKurzTop = apiTop(), kurzTop()
 	}
 	etcdPID, apiPID := env.PIDs()
 	r.first.apiServerRSS, _ = procStatus(apiPID)
@@ -144,8 +154,8 @@ func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures)
 			f.loadAtServed = uptime()
 			logf("last Link redirects after %s", f.served.Round(100*time.Millisecond))
 		}
-		if time.Since(m.started) > 10*time.Minute {
-			return errors.New("not serving after 10 minutes")
+		if time.Since(m.started) > c.serveTimeout {
+			return fmt.Errorf("not serving after %s (-serve-timeout)", c.serveTimeout)
 		}
 	}
 	select {
@@ -162,6 +172,9 @@ func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures)
 type results struct {
 	n                         int
 	restartCPUTop             string
+	settleAPITop              string // kube-apiserver's CPU profile while settling
+	settleKurzTop             string // kurz's
+	settleCost                *settleCost
 	loadAtStart               string
 	loadRate                  float64 // creates/s; -1: Links were there
 	first, restart            startFigures
@@ -200,6 +213,7 @@ func (r *results) print(w *os.File) {
 		p("controllers settled (every Link reconciled)", fmt.Sprintf("%s (load %s; %d Ready)", secs(f.settled), f.loadAtSettled, f.settledReadyOK))
 		p("kurz RSS, settled", mib(f.settledRSS)+perLink(f.settledRSS))
 	}
+	r.settleCost.print(p, r.n)
 	p("kurz peak RSS, first start", mib(f.peakRSS))
 	p("kube-apiserver RSS", mib(f.apiServerRSS))
 	p("etcd RSS", mib(f.etcdRSS))
@@ -216,6 +230,7 @@ func (r *results) print(w *os.File) {
 	}
 	for _, t := range []struct{ name, top string }{
 		{"heap profile, settled", f.heapTop}, {"heap profile, restart", r.restart.heapTop}, {"CPU profile of the restart", r.restartCPUTop},
+		{"CPU profile of kube-apiserver while settling", r.settleAPITop}, {"CPU profile of kurz while settling", r.settleKurzTop},
 	} {
 		top := t.top
 		if top == "" {

@@ -23,6 +23,7 @@ type managerProc struct {
 	cmd                          *exec.Cmd
 	started                      time.Time
 	api, redirect, health, pprof string
+	metrics                      string // plain HTTP
 	done                         chan struct{}
 }
 
@@ -39,7 +40,7 @@ func freeAddr() (string, error) {
 // plane of kubeconfig, its output in logPath.
 func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
 	m := &managerProc{done: make(chan struct{})}
-	for _, p := range []*string{&m.api, &m.redirect, &m.health, &m.pprof} {
+	for _, p := range []*string{&m.api, &m.redirect, &m.health, &m.pprof, &m.metrics} {
 		a, err := freeAddr()
 		if err != nil {
 			return nil, err
@@ -55,7 +56,8 @@ func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
 		"--redirect-bind-address=" + m.redirect,
 		"--health-probe-bind-address=" + m.health,
 		"--pprof-bind-address=" + m.pprof,
-		"--metrics-bind-address=0",
+		"--metrics-bind-address=" + m.metrics,
+		"--metrics-secure=false",
 		"--api-rate-limit=0",
 		"--shutdown-delay=0s",
 	}, c.extraArgs...)
@@ -166,8 +168,12 @@ func saveHeapProfile(ctx context.Context, m *managerProc, path string) (string, 
 // in the background (the profiler listens early in the start) and returns
 // a function that waits for it and returns `go tool pprof -top` of it.
 func startCPUProfile(ctx context.Context, m *managerProc, d time.Duration, path string) func() string {
-	out := make(chan string, 1)
-	go func() {
+	return startCPUProfileAfter(ctx, m, 0, d, path)
+}
+
+// startCPUProfileAfter is startCPUProfile beginning after delay.
+func startCPUProfileAfter(ctx context.Context, m *managerProc, delay, d time.Duration, path string) func() string {
+	return profileLater(ctx, delay, "cpu profile", path, func() error {
 		var resp *http.Response
 		var err error
 		for range 100 { // until the profiler listens
@@ -178,17 +184,35 @@ func startCPUProfile(ctx context.Context, m *managerProc, d time.Duration, path 
 			time.Sleep(20 * time.Millisecond)
 		}
 		if err != nil {
-			out <- "cpu profile: " + err.Error()
-			return
+			return err
 		}
 		defer func() { _ = resp.Body.Close() }()
 		f, err := os.Create(path)
-		if err == nil {
-			_, err = io.Copy(f, resp.Body)
-			_ = f.Close()
-		}
 		if err != nil {
-			out <- "cpu profile: " + err.Error()
+			return err
+		}
+		_, err = io.Copy(f, resp.Body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+// profileLater runs fetch, which writes a profile to path, in the
+// background after delay, and returns a function that waits for it and
+// returns `go tool pprof -top` of the profile, or what failed.
+func profileLater(ctx context.Context, delay time.Duration, what, path string, fetch func() error) func() string {
+	out := make(chan string, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			out <- ""
+			return
+		case <-time.After(delay):
+		}
+		if err := fetch(); err != nil {
+			out <- what + ": " + err.Error()
 			return
 		}
 		top, _ := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", path).CombinedOutput()

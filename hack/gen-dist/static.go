@@ -72,6 +72,10 @@ stringData:
 kurz keeps an Ingress of class {{ .Values.ingress.className }} in {{ .Release.Namespace }} for every
 verified Domain (kubectl get domains shows TLSReady); point link domains'
 DNS at that ingress controller. The API hostname goes to Service kurz-api.
+{{- else if or .Values.gateway.className .Values.gateway.name }}
+kurz keeps HTTPRoutes and {{ if .Values.gateway.name }}ListenerSets on Gateway {{ .Values.gateway.name }}{{ else }}Gateways of class {{ .Values.gateway.className }}{{ end }}
+in {{ .Release.Namespace }} for every verified Domain (kubectl get domains shows
+TLSReady); point link domains' DNS at that Gateway. The API hostname goes to Service kurz-api.
 {{- else }}
 Point your link domains (DNS) and an Ingress or load balancer at Service
 kurz-redirect (or set ingress.className), and the API hostname at Service kurz-api.
@@ -147,6 +151,15 @@ const valuesSchema = `{
         "className": {"type": "string"},
         "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
         "gracePeriod": {"type": "string"}
+      }
+    },
+    "gateway": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "className": {"type": "string"},
+        "name": {"type": "string", "pattern": "^([a-z0-9-]+/[a-z0-9.-]+)?$"},
+        "annotations": {"type": "object", "additionalProperties": {"type": "string"}}
       }
     },
     "crds": {

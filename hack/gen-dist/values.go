@@ -33,6 +33,11 @@ type defaults struct {
 	IngressClass       string
 	IngressAnnotations map[string]string
 	IngressGracePeriod string
+	// GatewayClass, Gateway and GatewayAnnotations are the --gateway-*
+	// flags: the Gateway API's objects kept instead of Ingresses.
+	GatewayClass       string
+	Gateway            string
+	GatewayAnnotations map[string]string
 	// CookieSecretName and CookieSecretKey are the Secret (and its key)
 	// config/ reads the cookie key from.
 	CookieSecretName, CookieSecretKey string
@@ -44,6 +49,7 @@ var ownedFlags = []string{
 	"--leader-elect", "--metrics-bind-address", "--redirect-trusted-proxies",
 	"--redirect-target", "--dns-server", "--click-flush-interval",
 	"--ingress-class", "--ingress-annotation", "--ingress-grace-period",
+	"--gateway-class", "--gateway", "--gateway-annotation",
 }
 
 // splitArgs takes the owned flags out of the manager's args into d and
@@ -97,19 +103,36 @@ func splitArgs(args []string, d *defaults) ([]string, error) {
 		case "--ingress-class":
 			d.IngressClass = value
 		case "--ingress-annotation":
-			k, v, ok := strings.Cut(value, "=")
-			if !ok {
-				return nil, fmt.Errorf("manager arg %q: want --ingress-annotation=KEY=VALUE", a)
+			if err := addAnnotation(&d.IngressAnnotations, a, value); err != nil {
+				return nil, err
 			}
-			if d.IngressAnnotations == nil {
-				d.IngressAnnotations = map[string]string{}
-			}
-			d.IngressAnnotations[k] = v
 		case "--ingress-grace-period":
 			d.IngressGracePeriod = value
+		case "--gateway-class":
+			d.GatewayClass = value
+		case "--gateway":
+			d.Gateway = value
+		case "--gateway-annotation":
+			if err := addAnnotation(&d.GatewayAnnotations, a, value); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return kept, nil
+}
+
+// addAnnotation adds KEY=VALUE of the manager arg a to *m.
+func addAnnotation(m *map[string]string, a, value string) error {
+	k, v, ok := strings.Cut(value, "=")
+	if !ok {
+		name, _, _ := strings.Cut(a, "=")
+		return fmt.Errorf("manager arg %q: want %s=KEY=VALUE", a, name)
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[k] = v
+	return nil
 }
 
 // readDefaults reads the values' defaults from the manager Deployment.
@@ -266,6 +289,19 @@ ingress:
   annotations: %s
   gracePeriod: %s
 
+# HTTPS through the Gateway API instead (not with ingress.className): with
+# className set, kurz keeps Gateways of that class in the release namespace
+# (an HTTP listener and one HTTPS listener per verified hostname, 63 hostnames
+# a Gateway) and an HTTPRoute per Domain to Service kurz-redirect
+# (--gateway-class); with name (NAMESPACE/NAME of the platform's shared
+# Gateway) ListenerSets attached to it instead (--gateway). annotations go on
+# every Gateway or ListenerSet (--gateway-annotation), e.g.
+# {cert-manager.io/cluster-issuer: letsencrypt}. ingress.gracePeriod applies.
+gateway:
+  className: %s
+  name: %s
+  annotations: %s
+
 # Install the CRDs Link and Domain. They are kept on helm uninstall (deleting
 # them deletes every Link and Domain): remove them with kubectl delete crd.
 crds:
@@ -277,7 +313,8 @@ extraArgs: []
 		d.CookieSecretKey, d.CookieSecretName, d.CookieSecretName,
 		list(d.RedirectTargets), j(d.DNSServer), j(d.ClickFlushInterval),
 		d.MetricsEnable, d.MetricsPort, d.LeaderElect,
-		j(d.IngressClass), jmap(d.IngressAnnotations), j(d.IngressGracePeriod)), nil
+		j(d.IngressClass), jmap(d.IngressAnnotations), j(d.IngressGracePeriod),
+		j(d.GatewayClass), j(d.Gateway), jmap(d.GatewayAnnotations)), nil
 }
 
 // blockYAML is v as the value of a key: a YAML block indented by n below

@@ -18,6 +18,7 @@ func TestSplitArgs(t *testing.T) {
 		"--redirect-target=a.example.com", "--redirect-target=b.example.com",
 		"--dns-server=10.0.0.10:53", "--click-flush-interval=5s", "--click-spool=/var/lib/kurz/clicks.spool",
 		"--ingress-class=nginx", "--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt", "--ingress-grace-period=2h",
+		"--gateway-class=example", "--gateway=infra/shared", "--gateway-annotation=cert-manager.io/issuer=ca",
 	}, &d)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(kept).To(Equal([]string{"manager", "--api-bind-address=:8080", "--click-spool=/var/lib/kurz/clicks.spool"}))
@@ -30,6 +31,9 @@ func TestSplitArgs(t *testing.T) {
 		IngressClass:       "nginx",
 		IngressAnnotations: map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"},
 		IngressGracePeriod: "2h",
+		GatewayClass:       "example",
+		Gateway:            "infra/shared",
+		GatewayAnnotations: map[string]string{"cert-manager.io/issuer": "ca"},
 	}))
 
 	d = defaults{MetricsEnable: true}
@@ -43,6 +47,7 @@ func TestSplitArgs(t *testing.T) {
 		{"--metrics-bind-address=127.0.0.1:8082"}, // the chart binds :port
 		{"--leader-elect=maybe"},
 		{"--ingress-annotation=no-value"},
+		{"--gateway-annotation=no-value"},
 	} {
 		_, err := splitArgs(bad, &defaults{})
 		g.Expect(err).To(HaveOccurred(), "%q", bad)

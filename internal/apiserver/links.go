@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/claims"
@@ -163,14 +162,12 @@ func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, s
 // It reads through the domain+key index, without copies: only the Links
 // with this very key, however many links the domain holds.
 func (s *server) keyTaken(ctx context.Context, workspace, domain, key string) (bool, error) {
-	var links kurzv1alpha1.LinkList
-	if err := s.client.List(ctx, &links, client.InNamespace(workspace),
-		client.MatchingFields{fieldindex.DomainKey: fieldindex.DomainKeyOf(domain, key)},
-		client.UnsafeDisableDeepCopy); err != nil {
-		return false, fmt.Errorf("list links on %s: %w", domain, err)
+	links, err := fieldindex.KeyPeers(ctx, s.client, workspace, domain, key)
+	if err != nil {
+		return false, err
 	}
-	for i := range links.Items {
-		if links.Items[i].DeletionTimestamp == nil {
+	for i := range links {
+		if links[i].DeletionTimestamp == nil {
 			return true, nil
 		}
 	}

@@ -42,13 +42,48 @@ func Transform(in any) (any, error) {
 	obj.SetNamespace(interned.of(obj.GetNamespace()))
 	switch o := in.(type) {
 	case *kurzv1alpha1.Link:
+		o.APIVersion, o.Kind = interned.of(o.APIVersion), interned.of(o.Kind)
 		o.Spec.Domain = kurzv1alpha1.Hostname(interned.of(string(o.Spec.Domain)))
+		internUTM(o.Spec.UTM)
 		internConditions(o.Status.Conditions)
+		shareLinkStatus(&o.Status)
 	case *kurzv1alpha1.Domain:
+		o.APIVersion, o.Kind = interned.of(o.APIVersion), interned.of(o.Kind)
 		o.Spec.Domain = kurzv1alpha1.Hostname(interned.of(string(o.Spec.Domain)))
 		internConditions(o.Status.Conditions)
 	}
 	return in, nil
+}
+
+// internUTM shares utm values: campaigns and sources repeat across links.
+func internUTM(u *kurzv1alpha1.LinkUTM) {
+	if u == nil {
+		return
+	}
+	for _, v := range []*string{u.Source, u.Medium, u.Campaign, u.Term, u.Content, u.Name} {
+		if v != nil {
+			*v = interned.of(*v)
+		}
+	}
+}
+
+// shareLinkStatus makes a settled Link's status hold its short URL once:
+// the Ready message of an active link ends with it ("The link serves
+// <shortURL>"), and a link never edited was updated when it was created.
+// Cached objects are read only, so sharing memory between two fields is
+// safe (a deep copy gives each its own).
+func shareLinkStatus(st *kurzv1alpha1.LinkStatus) {
+	if su := st.ShortURL; su != "" {
+		for i := range st.Conditions {
+			if m := st.Conditions[i].Message; len(m) > len(su) && m[len(m)-len(su):] == su {
+				st.ShortURL = m[len(m)-len(su):]
+				break
+			}
+		}
+	}
+	if st.CreatedAt != nil && st.UpdatedAt != nil && st.CreatedAt.Equal(st.UpdatedAt) {
+		st.UpdatedAt = st.CreatedAt
+	}
 }
 
 func internConditions(cs []metav1.Condition) {
@@ -59,6 +94,11 @@ func internConditions(cs []metav1.Condition) {
 		c.Reason = interned.of(c.Reason)
 	}
 }
+
+// Intern returns the shared copy of s, for other values many objects
+// repeat (the redirect index's utm_* suffixes). Pass a string that owns its
+// memory: a substring would keep its whole source alive.
+func Intern(s string) string { return interned.of(s) }
 
 // interner hands out one copy of each string it has seen. It is meant for
 // the few values many objects share; past maxInterned strings (a cluster

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	. "github.com/onsi/gomega"
@@ -80,4 +81,30 @@ func TestInternerStopsGrowingAtItsBound(t *testing.T) {
 	g.Expect(in.m).To(HaveLen(maxInterned))
 	s := fresh("past the bound")
 	g.Expect(same(in.of(s), s)).To(BeTrue(), "past the bound a string is handed back as it is")
+}
+
+func TestTransformStoresALinksShortURLOnce(t *testing.T) {
+	g := NewWithT(t)
+	l := link("a")
+	l.Status.ShortURL = fresh("https://go.example/a")
+	at := metav1.NewMicroTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC))
+	l.Status.CreatedAt, l.Status.UpdatedAt = &at, at.DeepCopy()
+	src, other := fresh("news"), fresh("news")
+	l.Spec.UTM = &kurzv1alpha1.LinkUTM{Source: &src}
+	m := &kurzv1alpha1.Link{Spec: kurzv1alpha1.LinkSpec{UTM: &kurzv1alpha1.LinkUTM{Campaign: &other}}}
+	_, _ = Transform(l)
+	_, _ = Transform(m)
+	msg := l.Status.Conditions[0].Message
+	g.Expect(l.Status.ShortURL).To(Equal("https://go.example/a"))
+	g.Expect(same(l.Status.ShortURL, msg[len(msg)-len(l.Status.ShortURL):])).To(BeTrue())
+	g.Expect(l.Status.UpdatedAt).To(BeIdenticalTo(l.Status.CreatedAt))
+	g.Expect(same(*l.Spec.UTM.Source, *m.Spec.UTM.Campaign)).To(BeTrue())
+
+	edited := link("b")
+	edited.Status.ShortURL = "https://other.example/b"
+	later := metav1.NewMicroTime(at.Add(time.Second))
+	edited.Status.CreatedAt, edited.Status.UpdatedAt = &at, &later
+	_, _ = Transform(edited)
+	g.Expect(edited.Status.ShortURL).To(Equal("https://other.example/b"), "a message about another URL is no source")
+	g.Expect(edited.Status.UpdatedAt.Time).To(Equal(later.Time))
 }

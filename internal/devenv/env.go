@@ -26,11 +26,17 @@ type Env struct {
 	out     io.Writer
 	// audience is the audience of DIR/token.
 	audience string
-	bins     binaries
-	lock     *dirLock
-	etcd     *child
-	apiSrv   *child
-	cfg      *rest.Config
+	// gatewayAPI: install the Gateway API's CRDs when missing.
+	gatewayAPI bool
+	bins       binaries
+	lock       *dirLock
+	etcd       *child
+	etcdURL    string
+	apiSrv     *child
+	cfg        *rest.Config
+	// Settings of the children, from Options.
+	linksWatchCache bool
+	etcdQuota       int64
 }
 
 // Start locks DataDir, starts etcd and kube-apiserver, installs the CRDs and
@@ -44,7 +50,8 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
-	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience}
+	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience, gatewayAPI: o.GatewayAPI,
+		linksWatchCache: o.LinksWatchCache, etcdQuota: o.EtcdQuotaBytes}
 	if e.bins, err = findBinaries(); err != nil {
 		return nil, err
 	}
@@ -77,16 +84,15 @@ func (e *Env) start(ctx context.Context) error {
 
 	e.progress("starting etcd (data in %s)...", filepath.Join(e.shown, "etcd"))
 	t := time.Now()
-	var etcdURL string
-	e.etcd, etcdURL, err = startEtcd(ctx, e.bins.Etcd, e.path("etcd"), filepath.Join(logs, "etcd.log"))
+	e.etcd, e.etcdURL, err = startEtcd(ctx, e.bins.Etcd, e.path("etcd"), e.etcdQuota, filepath.Join(logs, "etcd.log"))
 	if err != nil {
 		return err
 	}
 	e.progress("etcd ready in %s", since(t))
 
-	e.progress("starting kube-apiserver...")
+	e.progress("starting kube-apiserver (watch cache for Links %s)...", onOff(e.linksWatchCache))
 	t = time.Now()
-	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.bins.KubeAPIServer, p, etcdURL,
+	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.bins.KubeAPIServer, p, e.etcdURL, e.linksWatchCache,
 		previousAPIPort(e.path("kubeconfig")), filepath.Join(logs, "kube-apiserver.log"))
 	if err != nil {
 		return err
@@ -107,6 +113,16 @@ func (e *Env) start(ctx context.Context) error {
 		return err
 	}
 	e.progress("CRDs served in %s", since(t))
+	if e.gatewayAPI {
+		t = time.Now()
+		installed, err := installGatewayAPI(ctx, c, cs.Discovery())
+		if err != nil {
+			return err
+		}
+		if installed {
+			e.progress("Gateway API CRDs (standard channel) installed in %s", since(t))
+		}
+	}
 
 	if err := setUpWorkspace(ctx, c); err != nil {
 		return err
@@ -128,6 +144,10 @@ func (e *Env) start(ctx context.Context) error {
 
 // Config returns a cluster-admin client config for the API server.
 func (e *Env) Config() *rest.Config { return rest.CopyConfig(e.cfg) }
+
+// EtcdURL is etcd's client URL (loopback, no authentication), for tools
+// that write to etcd directly (hack/bench-scale's bulk loader).
+func (e *Env) EtcdURL() string { return e.etcdURL }
 
 // Kubeconfig is the path of the admin kubeconfig, as the user gave DataDir.
 func (e *Env) Kubeconfig() string { return filepath.Join(e.shown, "kubeconfig") }
@@ -181,6 +201,13 @@ func (e *Env) path(name string) string { return filepath.Join(e.dataDir, name) }
 
 func (e *Env) progress(format string, args ...any) {
 	fmt.Fprintf(e.out, "kurz dev: "+format+"\n", args...)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(100 * time.Millisecond) }

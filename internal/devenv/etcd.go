@@ -11,12 +11,23 @@ import (
 	"time"
 )
 
+// DefaultEtcdQuotaBytes is the etcd quota (--quota-backend-bytes) of kurz
+// dev: 8 GiB, etcd's largest recommended size, instead of its default of
+// 2 GiB, which a million Links would fill (README, "How it scales").
+const DefaultEtcdQuotaBytes = 8 << 30
+
+// etcdStartTimeout is how long etcd may take to become healthy: with a
+// million Links it replays its log and opens a 2 GiB database, which took
+// over a minute on a busy 2-core machine.
+const etcdStartTimeout = 5 * time.Minute
+
 // startAttempts bounds the retries when a child loses the race for the free
 // port it was given.
 const startAttempts = 3
 
-// etcd runs etcd with its data in dataDir; it returns the client URL.
-func startEtcd(ctx context.Context, path, dataDir, logPath string) (*child, string, error) {
+// etcd runs etcd with its data in dataDir and a quota of quota bytes; it
+// returns the client URL.
+func startEtcd(ctx context.Context, path, dataDir string, quota int64, logPath string) (*child, string, error) {
 	var lastErr error
 	for range startAttempts {
 		clientPort, err := freePort()
@@ -40,13 +51,14 @@ func startEtcd(ctx context.Context, path, dataDir, logPath string) (*child, stri
 			"--listen-peer-urls=" + peerURL,
 			"--initial-advertise-peer-urls=" + peerURL,
 			"--initial-cluster=kurz-dev=" + peerURL,
+			"--quota-backend-bytes=" + strconv.FormatInt(quota, 10),
 			"--log-level=warn",
 		}
 		c, err := startChild("etcd", path, args, logPath)
 		if err != nil {
 			return nil, "", err
 		}
-		err = waitReady(ctx, c, 60*time.Second, func(ctx context.Context) bool { return etcdHealthy(ctx, clientURL) })
+		err = waitReady(ctx, c, etcdStartTimeout, func(ctx context.Context) bool { return etcdHealthy(ctx, clientURL) })
 		if err == nil {
 			return c, clientURL, nil
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kurz-dev/kurz/config"
+	crdfiles "github.com/kurz-dev/kurz/test/crds"
 )
 
 // fieldOwner is the server-side apply manager of everything kurz dev installs.
@@ -58,13 +60,16 @@ func apply(ctx context.Context, c client.Client, u *unstructured.Unstructured) e
 }
 
 // embeddedCRDs decodes config.CRDs.
-func embeddedCRDs() ([]*unstructured.Unstructured, error) {
+func embeddedCRDs() ([]*unstructured.Unstructured, error) { return crdsIn(config.CRDs) }
+
+// crdsIn decodes every file of fsys.
+func crdsIn(fsys fs.FS) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	err := fs.WalkDir(config.CRDs, ".", func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := config.CRDs.ReadFile(path)
+		data, err := fs.ReadFile(fsys, path)
 		if err != nil {
 			return err
 		}
@@ -82,6 +87,33 @@ func embeddedCRDs() ([]*unstructured.Unstructured, error) {
 		return nil, errors.New("no CRDs embedded in the binary")
 	}
 	return out, nil
+}
+
+// gatewayCRD is the CRD whose presence means the Gateway API is installed.
+const gatewayCRD = "gateways.gateway.networking.k8s.io"
+
+// installGatewayAPI applies the Gateway API's standard-channel CRDs that
+// kurz was built with (test/crds, make gateway-api-crds) when the control
+// plane has no Gateway CRD, and waits until they are served. CRDs already
+// there, of whatever version or channel, are left alone.
+func installGatewayAPI(ctx context.Context, c client.Client, dc discovery.DiscoveryInterface) (bool, error) {
+	var crd apiextensionsv1.CustomResourceDefinition
+	switch err := c.Get(ctx, client.ObjectKey{Name: gatewayCRD}, &crd); {
+	case err == nil:
+		return false, nil
+	case !apierrors.IsNotFound(err):
+		return false, fmt.Errorf("look up CRD %s: %w", gatewayCRD, err)
+	}
+	objs, err := crdsIn(crdfiles.GatewayAPI)
+	if err != nil {
+		return false, fmt.Errorf("read the embedded Gateway API CRDs: %w", err)
+	}
+	for _, u := range objs {
+		if err := apply(ctx, c, u); err != nil {
+			return false, err
+		}
+	}
+	return true, waitCRDsServed(ctx, c, dc, objs)
 }
 
 // decodeYAML splits a multi-document YAML stream into objects.

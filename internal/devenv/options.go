@@ -3,6 +3,7 @@ package devenv
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 
 	"github.com/kurz-dev/kurz/internal/apiserver"
@@ -22,12 +23,22 @@ type Options struct {
 	// TokenAudience is the audience DIR/token is minted for: one the API
 	// server accepts (--api-token-audiences).
 	TokenAudience string
+	// GatewayAPI installs the Gateway API's standard-channel CRDs when the
+	// control plane has none (kurz dev --gateway-class or --gateway).
+	GatewayAPI bool
+	// LinksWatchCache keeps kube-apiserver's watch cache for Links. It is
+	// off by default: at a million Links the cache would cost more memory
+	// than the rest of the control plane (README, "How it scales"), and
+	// kurz reads Links from its own informers anyway.
+	LinksWatchCache bool `flag:"links-watch-cache" usage:"Keep kube-apiserver's watch cache for Links (off: lists and watches of Links go to etcd, which costs far less memory at hundreds of thousands of Links)."`
+	// EtcdQuotaBytes is etcd's --quota-backend-bytes.
+	EtcdQuotaBytes int64 `flag:"etcd-quota-backend-bytes" usage:"etcd's storage quota in bytes (--quota-backend-bytes); a million Links take 1.94 GiB before the controllers write their status, more until kube-apiserver compacts old revisions."`
 }
 
 // DefaultOptions returns the defaults: DefaultDataDir, no progress lines,
 // the API's default token audience.
 func DefaultOptions() Options {
-	return Options{DataDir: DefaultDataDir, Out: io.Discard, TokenAudience: apiserver.DefaultTokenAudience}
+	return Options{DataDir: DefaultDataDir, Out: io.Discard, TokenAudience: apiserver.DefaultTokenAudience, EtcdQuotaBytes: DefaultEtcdQuotaBytes}
 }
 
 // BindFlags registers the local control plane's flag on fs, with o's value
@@ -48,6 +59,9 @@ func (o Options) Validate() error {
 	}
 	if o.TokenAudience == "" {
 		errs = append(errs, errors.New("devenv: TokenAudience must not be empty (the first of --api-token-audiences)"))
+	}
+	if o.EtcdQuotaBytes <= 0 {
+		errs = append(errs, fmt.Errorf("--etcd-quota-backend-bytes must be positive, not %d", o.EtcdQuotaBytes))
 	}
 	return errors.Join(errs...)
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	crdfiles "github.com/kurz-dev/kurz/test/crds"
 )
 
 func TestLockDir(t *testing.T) {
@@ -174,4 +176,29 @@ func TestMetricsURL(t *testing.T) {
 	g.Expect(MetricsURL("0", true)).To(BeEmpty())
 	g.Expect(MetricsURL(":8082", false)).To(Equal("http://127.0.0.1:8082/metrics"))
 	g.Expect(MetricsURL("127.0.0.1:8082", true)).To(HavePrefix("https://127.0.0.1:8082/metrics "))
+}
+
+// kurz dev brings the Gateway API's standard channel: the CRDs of the kinds
+// kurz keeps are embedded, and nothing else (the admission policy stays
+// out).
+func TestEmbeddedGatewayAPICRDs(t *testing.T) {
+	objs, err := crdsIn(crdfiles.GatewayAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, u := range objs {
+		if u.GetKind() != "CustomResourceDefinition" {
+			t.Errorf("%s %s is not a CRD", u.GetKind(), u.GetName())
+		}
+		if ch := u.GetAnnotations()["gateway.networking.k8s.io/channel"]; ch != "standard" {
+			t.Errorf("CRD %s: channel %q, want standard", u.GetName(), ch)
+		}
+		names[u.GetName()] = true
+	}
+	for _, want := range []string{gatewayCRD, "httproutes.gateway.networking.k8s.io", "listenersets.gateway.networking.k8s.io"} {
+		if !names[want] {
+			t.Errorf("CRD %s is not embedded", want)
+		}
+	}
 }

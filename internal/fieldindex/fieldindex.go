@@ -3,6 +3,7 @@ package fieldindex
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -15,26 +16,61 @@ const (
 	// Domain indexes Links and Domains by spec.domain: Domain changes reach
 	// their Links, hostname claims and key conflicts are found without a scan.
 	Domain = "spec.domain"
-	// DomainKey indexes Links by "<spec.domain>/<spec.key>" (see
-	// DomainKeyOf): key conflicts are found through it. The spec.domain
-	// index alone would hand every check all links of a domain, quadratic
-	// work when one domain holds many thousands of links.
+	// DomainKey indexes Links by spec.domain and a bucket of spec.key (see
+	// DomainKeyOf); read it through KeyPeers, which keeps the Links with
+	// the very key. The spec.domain index alone would hand every check all
+	// links of a domain, quadratic work when one domain holds many
+	// thousands of links.
 	DomainKey = "spec.domain+key"
 )
 
-// DomainKeyOf is the DomainKey index value of a domain and key. A hostname
-// has no '/', so the first one separates the two.
-func DomainKeyOf(domain, key string) string { return domain + "/" + key }
+// keyBuckets is how many DomainKey values one domain's keys spread over.
+// client-go's indexer holds a set per value: one per key would be a map per
+// Link (about 300 bytes each, the largest index cost per link), while a
+// bucket holds about n/keyBuckets Links (6 at 100 000 links, 61 at
+// 1 000 000), which KeyPeers scans without copying them.
+const keyBuckets = 1 << 14
+
+// DomainKeyOf is the DomainKey index value of a domain and key:
+// "<domain>/<bucket>", the bucket being the key's FNV-1a hash modulo
+// keyBuckets, in hexadecimal. A hostname has no '/'.
+func DomainKeyOf(domain, key string) string {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h ^= uint32(key[i])
+		h *= 16777619
+	}
+	return domain + "/" + strconv.FormatUint(uint64(h%keyBuckets), 16)
+}
+
+// KeyPeers returns the Links of namespace with domain and key, from the
+// cache's DomainKey index. They are shallow copies of the cached objects
+// (no deep copy per bucket member): read them, never change them.
+func KeyPeers(ctx context.Context, r client.Reader, namespace, domain, key string) ([]kurzv1alpha1.Link, error) {
+	var bucket kurzv1alpha1.LinkList
+	if err := r.List(ctx, &bucket, client.InNamespace(namespace),
+		client.MatchingFields{DomainKey: DomainKeyOf(domain, key)}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("list Links with key %s on %s: %w", key, domain, err)
+	}
+	peers := bucket.Items[:0]
+	for i := range bucket.Items {
+		if l := &bucket.Items[i]; string(l.Spec.Domain) == domain && l.Spec.Key == key {
+			peers = append(peers, *l)
+		}
+	}
+	return peers, nil
+}
 
 // Setup registers the indexes with the manager's cache. Call it once, before
 // the manager starts.
 //
-// Every Link has its own domain+key, so that index holds one set per Link.
-// controller-runtime's IndexField stores each value twice (for namespaced
-// and for cluster-wide queries); kurz queries it only within a namespace,
-// so on a cache (anything with GetInformer) it is registered with the
-// namespaced value alone, about 260 bytes less per Link. A cluster-wide
-// query on it finds nothing. (There is no index by uid: the API finds
+// controller-runtime's IndexField stores each value twice, for namespaced
+// and for cluster-wide queries: every Link would sit in two sets of each
+// index. kurz looks Links up only within a namespace (by domain, and by
+// domain and key, whose index has a value per bucket of keys:
+// DomainKeyOf), so on a cache (anything with GetInformer) the Link indexes
+// are registered with the namespaced value alone; a cluster-wide query on
+// them finds nothing. Domains, few, are also looked up across namespaces. (There is no index by uid: the API finds
 // objects by uid through its list index, internal/pagination.)
 func Setup(ctx context.Context, indexer client.FieldIndexer) error {
 	indexes := []struct {
@@ -43,7 +79,7 @@ func Setup(ctx context.Context, indexer client.FieldIndexer) error {
 		namespacedOnly bool
 		extract        client.IndexerFunc
 	}{
-		{&kurzv1alpha1.Link{}, Domain, false, func(o client.Object) []string {
+		{&kurzv1alpha1.Link{}, Domain, true, func(o client.Object) []string {
 			return []string{string(o.(*kurzv1alpha1.Link).Spec.Domain)}
 		}},
 		{&kurzv1alpha1.Domain{}, Domain, false, func(o client.Object) []string {

@@ -53,7 +53,7 @@ func TestSetup(t *testing.T) {
 	}{
 		{"Link " + fieldindex.Domain, link, "go.example"},
 		{"Domain " + fieldindex.Domain, domain, "go.example"},
-		{"Link " + fieldindex.DomainKey, link, "go.example/a/b"},
+		{"Link " + fieldindex.DomainKey, link, "go.example/35c1"},
 	}
 	g.Expect(r).To(HaveLen(len(tests)))
 	for _, tt := range tests {
@@ -63,7 +63,7 @@ func TestSetup(t *testing.T) {
 			g.Expect(r[tt.index](tt.obj)).To(Equal([]string{tt.want}))
 		})
 	}
-	g.Expect(fieldindex.DomainKeyOf("go.example", "a/b")).To(Equal("go.example/a/b"))
+	g.Expect(fieldindex.DomainKeyOf("go.example", "a/b")).To(Equal("go.example/35c1"))
 }
 
 // informers is a FieldIndexer with informers, as the manager's cache is: the
@@ -98,11 +98,14 @@ func TestSetupOnACacheIndexesUniqueValuesPerNamespaceOnly(t *testing.T) {
 	c := informers{recorder: recorder{}, added: map[string]toolscache.Indexers{}}
 	g.Expect(fieldindex.Setup(context.Background(), c)).To(Succeed())
 
-	// Shared values keep controller-runtime's index (namespaced and
-	// cluster-wide); the domain+key of Links is per namespace only.
-	g.Expect(c.recorder).To(HaveKey("Link " + fieldindex.Domain))
+	// Domains keep controller-runtime's index (namespaced and
+	// cluster-wide); the indexes of Links are per namespace only.
 	g.Expect(c.recorder).To(HaveKey("Domain " + fieldindex.Domain))
+	g.Expect(c.recorder).NotTo(HaveKey("Link " + fieldindex.Domain))
 	g.Expect(c.recorder).NotTo(HaveKey("Link " + fieldindex.DomainKey))
+	g.Expect(c.added["Link"]["field:"+fieldindex.Domain](&kurzv1alpha1.Link{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a"}, Spec: kurzv1alpha1.LinkSpec{Domain: "go.example"},
+	})).To(Equal([]string{"team-a/go.example"}))
 
 	link := &kurzv1alpha1.Link{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", UID: "u1"},
@@ -110,5 +113,38 @@ func TestSetupOnACacheIndexesUniqueValuesPerNamespaceOnly(t *testing.T) {
 	}
 	f := c.added["Link"]["field:"+fieldindex.DomainKey]
 	g.Expect(f).NotTo(BeNil())
-	g.Expect(f(link)).To(Equal([]string{"team-a/go.example/a/b"}))
+	g.Expect(f(link)).To(Equal([]string{"team-a/go.example/35c1"}))
+}
+
+// bucketReader answers a DomainKey list with every Link it holds, as the
+// index does for keys that share a bucket.
+type bucketReader struct {
+	client.Reader
+	links []kurzv1alpha1.Link
+}
+
+func (r bucketReader) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
+	list.(*kurzv1alpha1.LinkList).Items = append([]kurzv1alpha1.Link(nil), r.links...)
+	return nil
+}
+
+func TestKeyPeersKeepsOnlyTheVeryKey(t *testing.T) {
+	g := NewWithT(t)
+	// k569 and k1144 share a bucket; the other domain shares the key.
+	g.Expect(fieldindex.DomainKeyOf("go.example", "k569")).To(Equal(fieldindex.DomainKeyOf("go.example", "k1144")))
+	link := func(name, domain, key string) kurzv1alpha1.Link {
+		return kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a"},
+			Spec: kurzv1alpha1.LinkSpec{Domain: kurzv1alpha1.Hostname(domain), Key: key}}
+	}
+	r := bucketReader{links: []kurzv1alpha1.Link{
+		link("a", "go.example", "k569"), link("b", "go.example", "k1144"),
+		link("c", "other.example", "k569"), link("d", "go.example", "k569"),
+	}}
+	peers, err := fieldindex.KeyPeers(context.Background(), r, "team-a", "go.example", "k569")
+	g.Expect(err).NotTo(HaveOccurred())
+	names := []string{}
+	for _, p := range peers {
+		names = append(names, p.Name)
+	}
+	g.Expect(names).To(Equal([]string{"a", "d"}))
 }

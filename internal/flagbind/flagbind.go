@@ -37,6 +37,8 @@ func Fields(fs *flag.FlagSet, o any) {
 			fs.BoolVar(p, name, *p, usage)
 		case *int:
 			fs.IntVar(p, name, *p, usage)
+		case *int64:
+			fs.Int64Var(p, name, *p, usage)
 		case *float64:
 			fs.Float64Var(p, name, *p, usage)
 		case *time.Duration:

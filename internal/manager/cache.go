@@ -10,12 +10,12 @@ import (
 )
 
 // cacheByObject is the cache's per-kind settings: the controllers' (the
-// Ingress controller reads Ingresses, Secrets and Certificates in kurz's
+// route controllers read Ingresses or HTTPRoutes and Gateways, Secrets and Certificates in kurz's
 // namespace only), nil when no role needs any. It records in o whether
 // cert-manager is installed, so the controllers built later agree with the
 // cache.
 func cacheByObject(cfg *rest.Config, o *Options) (map[client.Object]cache.ByObject, error) {
-	if !o.EnableControllers || o.Controllers.Ingress.Class == "" {
+	if !o.EnableControllers || !o.Controllers.Routing() {
 		return nil, nil
 	}
 	httpClient, err := rest.HTTPClientFor(cfg)

@@ -123,6 +123,11 @@ func (o Options) Validate() error {
 		}
 	}
 	errs = append(errs, o.validateMetricsCert())
+	if o.EnableControllers {
+		// Checked here too, not only when a leader builds the controllers:
+		// a bad flag (two ways of routing, say) stops kurz at start.
+		errs = append(errs, o.Controllers.Validate())
+	}
 	if o.ShutdownDelay < 0 {
 		errs = append(errs, fmt.Errorf("shutdown-delay must not be negative, got %s", o.ShutdownDelay))
 	}

@@ -11,7 +11,8 @@ import (
 )
 
 // hotPathCases are the requests most redirects are: a plain redirect, one
-// with device targeting and utm parameters merged in, a HEAD, an unknown key
+// with device targeting and utm parameters merged in, one whose utm
+// parameters are joined to the URL as it is written, a HEAD, an unknown key
 // sent to the domain's not-found URL, and an unknown host.
 var hotPathCases = []struct {
 	name, method, host, path, ua string
@@ -19,6 +20,7 @@ var hotPathCases = []struct {
 }{
 	{"redirect", http.MethodGet, "go.test", "/plain", "", http.StatusFound},
 	{"device and utm", http.MethodGet, "go.test", "/app", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", http.StatusFound},
+	{"utm joined to the URL", http.MethodGet, "go.test", "/app", "", http.StatusFound},
 	{"head", http.MethodHead, "go.test", "/plain", "", http.StatusFound},
 	{"unknown key", http.MethodGet, "go.test", "/nope", "", http.StatusFound},
 	{"unknown host", http.MethodGet, "other.test", "/plain", "", http.StatusNotFound},

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/cacheslim"
 )
 
 // Entry is what the redirect handler needs of a Link, and nothing more: the
@@ -15,16 +16,31 @@ import (
 // small. Entries are immutable once built; a change to the Link builds a new
 // one (sharing the click counter).
 type Entry struct {
-	// url, ios and android are the destinations with the link's utm_*
-	// parameters already merged in, so the hot path only copies a string.
-	url, ios, android string
+	// url is the link's URL as the cache holds it (shared, not copied)
+	// and urlUTM what its utm_* parameters add ("?utm_source=x" or
+	// "&utm_source=x"), interned, so links of one campaign share it; the
+	// hot path writes the two one after the other. A URL with a fragment
+	// has them merged into url instead, urlUTM empty.
+	url, urlUTM string
 	// expiresAt is in unix nanoseconds; 0 means never.
-	expiresAt    int64
-	expiredURL   string
-	passwordHash string
-	uid          types.UID
-	clicks       *counter
+	expiresAt int64
+	// entryRare holds the fields few links set; links that set none share
+	// noRare, so an Entry is 80 bytes, not 128.
+	*entryRare
+	uid    types.UID
+	clicks *counter
 }
+
+// entryRare is the part of an Entry most links leave empty. ios and
+// android have the utm_* parameters merged in (rare, so not worth the
+// split of url).
+type entryRare struct {
+	ios, android, expiredURL, passwordHash string
+}
+
+// noRare is the entryRare of every link that sets none of its fields. It is
+// never written.
+var noRare = &entryRare{}
 
 // counter counts the clicks of one Link (one uid) between flushes. It outlives
 // the Entry it was made for when the Link changes, so no click is lost to an
@@ -54,23 +70,27 @@ func newEntry(l *kurzv1alpha1.Link, cnt *counter, q *clickQueue) *Entry {
 	if cnt == nil || cnt.uid != l.UID {
 		cnt = &counter{uid: l.UID, namespace: l.Namespace, name: l.Name, q: q}
 	}
-	e := &Entry{uid: l.UID, clicks: cnt}
+	e := &Entry{uid: l.UID, clicks: cnt, entryRare: noRare}
 	utm := utmPairs(l.Spec.UTM)
-	e.url = withUTM(string(l.Spec.URL), utm)
+	e.url, e.urlUTM = splitUTM(string(l.Spec.URL), utm)
+	var r entryRare
 	if l.Spec.IOS != nil {
-		e.ios = withUTM(string(*l.Spec.IOS), utm)
+		r.ios = withUTM(string(*l.Spec.IOS), utm)
 	}
 	if l.Spec.Android != nil {
-		e.android = withUTM(string(*l.Spec.Android), utm)
+		r.android = withUTM(string(*l.Spec.Android), utm)
 	}
 	if l.Spec.ExpiresAt != nil {
 		e.expiresAt = l.Spec.ExpiresAt.UnixNano()
 	}
 	if l.Spec.ExpiredRedirectURL != nil {
-		e.expiredURL = string(*l.Spec.ExpiredRedirectURL)
+		r.expiredURL = string(*l.Spec.ExpiredRedirectURL)
 	}
 	if l.Spec.PasswordHash != nil {
-		e.passwordHash = *l.Spec.PasswordHash
+		r.passwordHash = *l.Spec.PasswordHash
+	}
+	if r != (entryRare{}) {
+		e.entryRare = &r
 	}
 	return e
 }
@@ -79,22 +99,22 @@ func newEntry(l *kurzv1alpha1.Link, cnt *counter, q *clickQueue) *Entry {
 func (e *Entry) expired(now int64) bool { return e.expiresAt != 0 && now >= e.expiresAt }
 
 // destination picks the target for a user agent: ios for iPhone/iPad/iPod,
-// android for Android, when set.
-func (e *Entry) destination(ua []byte) string {
+// android for Android, when set. The target is dest followed by utm.
+func (e *Entry) destination(ua []byte) (dest, utm string) {
 	if e.ios == "" && e.android == "" {
-		return e.url
+		return e.url, e.urlUTM
 	}
 	switch device(ua) {
 	case deviceIOS:
 		if e.ios != "" {
-			return e.ios
+			return e.ios, ""
 		}
 	case deviceAndroid:
 		if e.android != "" {
-			return e.android
+			return e.android, ""
 		}
 	}
-	return e.url
+	return e.url, e.urlUTM
 }
 
 type kv struct{ k, v string }
@@ -118,6 +138,30 @@ func utmPairs(u *kurzv1alpha1.LinkUTM) []kv {
 	return out
 }
 
+// splitUTM returns dest and what withUTM appends to it, interned; for a
+// dest with a fragment (the pairs go before it), withUTM's result and "".
+func splitUTM(dest string, utm []kv) (base, add string) {
+	if len(utm) == 0 {
+		return dest, ""
+	}
+	if strings.Contains(dest, "#") {
+		return withUTM(dest, utm), ""
+	}
+	pairs := utmToAdd(dest, utm)
+	if pairs == "" {
+		return dest, ""
+	}
+	switch {
+	case !strings.Contains(dest, "?"):
+		add = "?" + pairs
+	case strings.HasSuffix(dest, "?") || strings.HasSuffix(dest, "&"):
+		add = pairs
+	default:
+		add = "&" + pairs
+	}
+	return dest, cacheslim.Intern(add)
+}
+
 // withUTM appends each utm pair the destination's query does not carry yet.
 // The destination's own query and fragment are kept byte for byte.
 func withUTM(dest string, utm []kv) string {
@@ -125,6 +169,16 @@ func withUTM(dest string, utm []kv) string {
 		return dest
 	}
 	base, frag, hasFrag := strings.Cut(dest, "#")
+	out := appendQuery(base, utmToAdd(base, utm))
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out
+}
+
+// utmToAdd is the raw query ("k=v&k=v") of the utm pairs that base (a URL
+// without fragment) does not carry yet.
+func utmToAdd(base string, utm []kv) string {
 	_, query, _ := strings.Cut(base, "?")
 	// Names pair by pair, as mergeQuery reads them: url.ParseQuery would drop
 	// a pair with a bad escape and so add its utm_* a second time.
@@ -140,11 +194,7 @@ func withUTM(dest string, utm []kv) string {
 			add = append(add, p.k+"="+url.QueryEscape(p.v))
 		}
 	}
-	out := appendQuery(base, strings.Join(add, "&"))
-	if hasFrag {
-		out += "#" + frag
-	}
-	return out
+	return strings.Join(add, "&")
 }
 
 // appendQuery adds raw query pairs to a URL without a fragment.

@@ -3,6 +3,7 @@ package redirect
 import (
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -106,15 +107,27 @@ func (h *handler) answer(ctx *fasthttp.RequestCtx, now time.Time) outcome {
 // follow redirects to the link's destination and counts a click unless the
 // request is HEAD.
 func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bool, now int64) {
-	dest := e.destination(ctx.Request.Header.PeekBytes(hdrUserAgent))
+	dest, utm := e.destination(ctx.Request.Header.PeekBytes(hdrUserAgent))
 	if qs := ctx.URI().QueryString(); len(qs) > 0 {
-		dest = mergeQuery(dest, string(qs))
+		dest, utm = mergeQuery(dest+utm, string(qs)), ""
 	}
-	h.redirect(ctx, status, dest)
+	if utm == "" {
+		h.redirect(ctx, status, dest)
+	} else {
+		b := locations.Get().(*[]byte)
+		*b = append(append((*b)[:0], dest...), utm...)
+		ctx.Response.Header.SetBytesV("Location", *b) // copies
+		ctx.SetStatusCode(status)
+		locations.Put(b)
+	}
 	if !head {
 		e.clicks.click(now)
 	}
 }
+
+// locations are the buffers a destination and its utm_* parameters are
+// joined in, so that the cache's URL is not held twice per link.
+var locations = sync.Pool{New: func() any { return new([]byte) }}
 
 func (h *handler) redirect(ctx *fasthttp.RequestCtx, status int, location string) {
 	ctx.Response.Header.Set("Location", location) // copies without allocating

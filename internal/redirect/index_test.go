@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,7 +39,7 @@ func served(ix *Index, host, key string) string {
 	if r.entry == nil {
 		return ""
 	}
-	return r.entry.url
+	return r.entry.url + r.entry.urlUTM
 }
 
 func TestIndexClaims(t *testing.T) {
@@ -229,4 +230,17 @@ func TestIndexSquatterNeverInherits(t *testing.T) {
 	proven.Status.Claim.Proof = kurzv1alpha1.ProofTXT
 	ix.UpsertDomain(proven)
 	g.Expect(served(ix, "links.victim.test", "k")).To(Equal("https://dest.example/squat/l"))
+}
+
+func TestEntryOfAPlainLinkSharesItsRareFields(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(int(unsafe.Sizeof(Entry{}))).To(BeNumerically("<=", 80), "an Entry fits the 80-byte size class")
+	plain := newEntry(testLink("ns", "a", "go.test", "a", 1), nil, &clickQueue{})
+	g.Expect(plain.entryRare).To(BeIdenticalTo(noRare))
+	l := testLink("ns", "b", "go.test", "b", 1)
+	h := "$2a$04$abcdefghijklmnopqrstuu5Tp1yRHq0nqj4WChEvUyMIhX1BsHQOW"
+	l.Spec.PasswordHash = &h
+	protected := newEntry(l, nil, &clickQueue{})
+	g.Expect(protected.passwordHash).To(Equal(h))
+	g.Expect(noRare.passwordHash).To(BeEmpty(), "the shared part is never written")
 }

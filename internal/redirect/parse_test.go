@@ -77,7 +77,14 @@ func TestWithUTM(t *testing.T) {
 		{"https://e.com/p?utm_source=%zz", "https://e.com/p?utm_source=%zz&utm_medium=email"},
 	} {
 		t.Run(tc.dest, func(t *testing.T) {
-			NewWithT(t).Expect(withUTM(tc.dest, utm)).To(Equal(tc.want))
+			g := NewWithT(t)
+			g.Expect(withUTM(tc.dest, utm)).To(Equal(tc.want))
+			// The index keeps the URL itself and the interned rest.
+			base, add := splitUTM(tc.dest, utm)
+			g.Expect(base + add).To(Equal(tc.want))
+			if !strings.Contains(tc.dest, "#") {
+				g.Expect(base).To(Equal(tc.dest))
+			}
 		})
 	}
 }

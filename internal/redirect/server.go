@@ -130,12 +130,16 @@ func (s *Server) Start(ctx context.Context) error {
 		ReadBufferSize: 32 << 10,
 		// The read and write buffers and the request context go back to
 		// fasthttp's pools between requests, so an idle keep-alive
-		// connection holds only its goroutine and socket, not 32 KiB. The
-		// price: the first byte of each request is read alone (one more
-		// read call). That lone read is also where connpark parks an idle
-		// connection without its goroutine.
-		ReduceMemoryUsage:             true,
-		DisablePreParseMultipartForm:  true,
+		// connection holds only its goroutine and socket, not 32 KiB.
+		// fasthttp then reads the first byte of each request alone;
+		// connpark reads the whole request there into a pooled buffer (one
+		// read call, as without this), and that read is where it parks an
+		// idle connection without its goroutine.
+		ReduceMemoryUsage:            true,
+		DisablePreParseMultipartForm: true,
+		// The handler reads the clock itself; fasthttp's own read per
+		// request would be a second one.
+		LazyRequestTime:               true,
 		SecureErrorLogMessage:         true,
 		DisableHeaderNamesNormalizing: false,
 		Logger:                        fasthttpLogger{log},

@@ -3,14 +3,14 @@ package routing
 import (
 	"time"
 
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
-// Action is what to do with a Domain's Ingress.
+// Action is what to do with a Domain's route (its Ingress, or its HTTPRoute
+// and Gateway listener).
 type Action int
 
 const (
@@ -30,7 +30,8 @@ type Decision struct {
 
 // Decide says what to do with the Ingress of d; d is nil when the Domain is
 // gone or being deleted, holds whether d owns its hostname
-// (claims.DomainOwner), existing the Ingress found (nil: none).
+// (claims.DomainOwner), existingHost the hostname its Ingress or HTTPRoute
+// routes now ("" when it has none).
 //
 //   - A Domain that holds its hostname and is Active, its claim being for
 //     its current spec.domain, gets its Ingress.
@@ -40,7 +41,7 @@ type Decision struct {
 //     certificate.
 //   - Anything else (Domain gone, hostname lost to another Domain or
 //     edited, grace over) has no Ingress.
-func Decide(d *kurzv1alpha1.Domain, holds bool, existing *networkingv1.Ingress, grace time.Duration, now time.Time) Decision {
+func Decide(d *kurzv1alpha1.Domain, holds bool, existingHost string, grace time.Duration, now time.Time) Decision {
 	if d == nil || !holds {
 		return Decision{Action: Remove}
 	}
@@ -52,7 +53,7 @@ func Decide(d *kurzv1alpha1.Domain, holds bool, existing *networkingv1.Ingress, 
 	if current && d.Status.Phase == kurzv1alpha1.DomainActive && ready != nil && ready.Status == metav1.ConditionTrue {
 		return Decision{Action: Apply}
 	}
-	if !current || existing == nil || HostOf(existing) != string(d.Spec.Domain) || ready == nil || ready.Status == metav1.ConditionTrue {
+	if !current || existingHost != string(d.Spec.Domain) || ready == nil || ready.Status == metav1.ConditionTrue {
 		return Decision{Action: Remove}
 	}
 	if until := ready.LastTransitionTime.Add(grace); now.Before(until) {

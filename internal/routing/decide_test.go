@@ -5,7 +5,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -21,9 +20,6 @@ func TestDecide(t *testing.T) {
 		d.Status.Conditions = []metav1.Condition{{Type: kurzv1alpha1.ConditionReady, Status: ready, LastTransitionTime: metav1.NewTime(since)}}
 		return d
 	}
-	ingressFor := func(host string) *networkingv1.Ingress {
-		return &networkingv1.Ingress{Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: host}}}}
-	}
 	active := domain("go.example.com", kurzv1alpha1.DomainActive, metav1.ConditionTrue, now.Add(-time.Minute), "go.example.com")
 	lapsed := func(ago time.Duration) *kurzv1alpha1.Domain {
 		return domain("go.example.com", kurzv1alpha1.DomainPending, metav1.ConditionFalse, now.Add(-ago), "go.example.com")
@@ -33,18 +29,18 @@ func TestDecide(t *testing.T) {
 		name     string
 		d        *kurzv1alpha1.Domain
 		holds    bool
-		existing *networkingv1.Ingress
+		existing string
 		want     Decision
 	}{
-		{"Domain gone", nil, false, ingressFor("go.example.com"), Decision{Action: Remove}},
-		{"hostname held by another Domain", active, false, ingressFor("go.example.com"), Decision{Action: Remove}},
-		{"Active owner", active, true, nil, Decision{Action: Apply}},
-		{"Active owner, Ingress for an old hostname", active, true, ingressFor("old.example.com"), Decision{Action: Apply}},
+		{"Domain gone", nil, false, "go.example.com", Decision{Action: Remove}},
+		{"hostname held by another Domain", active, false, "go.example.com", Decision{Action: Remove}},
+		{"Active owner", active, true, "", Decision{Action: Apply}},
+		{"Active owner, Ingress for an old hostname", active, true, "old.example.com", Decision{Action: Apply}},
 		{"hostname edited, new claim not recorded yet",
-			domain("new.example.com", kurzv1alpha1.DomainActive, metav1.ConditionTrue, now, "go.example.com"), true, ingressFor("go.example.com"), Decision{Action: Remove}},
-		{"never Active: nothing to keep", lapsed(time.Minute), true, nil, Decision{Action: Remove}},
-		{"no longer Active, within grace", lapsed(10 * time.Minute), true, ingressFor("go.example.com"), Decision{Action: Keep, Wait: 50 * time.Minute}},
-		{"no longer Active, grace over", lapsed(2 * time.Hour), true, ingressFor("go.example.com"), Decision{Action: Remove}},
+			domain("new.example.com", kurzv1alpha1.DomainActive, metav1.ConditionTrue, now, "go.example.com"), true, "go.example.com", Decision{Action: Remove}},
+		{"never Active: nothing to keep", lapsed(time.Minute), true, "", Decision{Action: Remove}},
+		{"no longer Active, within grace", lapsed(10 * time.Minute), true, "go.example.com", Decision{Action: Keep, Wait: 50 * time.Minute}},
+		{"no longer Active, grace over", lapsed(2 * time.Hour), true, "go.example.com", Decision{Action: Remove}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			NewWithT(t).Expect(Decide(tc.d, tc.holds, tc.existing, grace, now)).To(Equal(tc.want))

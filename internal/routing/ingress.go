@@ -2,7 +2,6 @@ package routing
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 
@@ -100,19 +99,7 @@ type IngressConfig struct {
 // Service over HTTPS, with the Secret SecretName for its certificate.
 func DesiredIngress(c IngressConfig, d *kurzv1alpha1.Domain) *networkingv1.Ingress {
 	host := string(d.Spec.Domain)
-	labels := map[string]string{
-		LabelManagedBy:       ManagedBy,
-		LabelDomainNamespace: d.Namespace,
-		LabelDomainUID:       string(d.UID),
-	}
-	if len(validation.IsValidLabelValue(d.Name)) == 0 {
-		labels[LabelDomainName] = d.Name
-	}
-	annotations := maps.Clone(c.Annotations)
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[AnnotationDomain] = d.Namespace + "/" + d.Name
+	labels, annotations := domainMeta(d, c.Annotations)
 
 	port := networkingv1.ServiceBackendPort{Name: c.Backend.PortName, Number: c.Backend.PortNumber}
 	prefix := networkingv1.PathTypePrefix
@@ -152,7 +139,10 @@ func Differs(existing, desired *networkingv1.Ingress) bool {
 		!apiequality.Semantic.DeepEqual(existing.Spec, desired.Spec)
 }
 
-// DomainOf is the Domain an Ingress of kurz routes for, from its
+// validLabelValue reports whether s fits a label value.
+func validLabelValue(s string) bool { return len(validation.IsValidLabelValue(s)) == 0 }
+
+// DomainOf is the Domain an Ingress (or HTTPRoute) of kurz routes for, from its
 // annotation; false for an Ingress that is not kurz's.
 func DomainOf(ing metav1.Object) (types.NamespacedName, bool) {
 	if ing.GetLabels()[LabelManagedBy] != ManagedBy {

@@ -55,10 +55,13 @@ func stringField(m map[string]any, key string) string {
 // TLSInput is what is known about HTTPS for one hostname.
 type TLSInput struct {
 	Host string
-	// Routed: an Ingress routes the hostname.
+	// Route names what routes the hostname: "Ingress", or "Gateway
+	// listener" (the HTTPS listener of a Gateway or ListenerSet).
+	Route string
+	// Routed: the Route exists.
 	Routed bool
-	// Blocked, when not Routed, says why the Ingress could not be created
-	// (an object kurz does not own has its name).
+	// Blocked, when not Routed, says why (an object kurz does not own has
+	// the name of its Ingress or HTTPRoute; the listener is not there yet).
 	Blocked string
 	// Certificate is cert-manager's Certificate for the hostname's Secret;
 	// nil when cert-manager does not manage it (its CRDs are not
@@ -89,7 +92,7 @@ func EvaluateTLS(in TLSInput) TLSState {
 	}
 	if !in.Routed {
 		return TLSState{Status: metav1.ConditionFalse, Reason: kurzv1alpha1.ReasonRoutePending,
-			Message: fmt.Sprintf("No Ingress routes %s yet: it is created once the Domain holds the hostname and is Active", in.Host)}
+			Message: fmt.Sprintf("No %s routes %s yet: it is created once the Domain holds the hostname and is Active", in.Route, in.Host)}
 	}
 	if c := in.Certificate; c != nil && (c.Ready == nil || c.Ready.Status != metav1.ConditionTrue) {
 		msg := fmt.Sprintf("cert-manager Certificate %s is not Ready yet", c.Name)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -25,6 +26,11 @@ type conn struct {
 	boundary bool // the next one-byte Read is a request's first byte
 	served   bool // a response was written: idle, not new, when parked
 	park     bool // ServeConn is ending so the connection can be parked
+	// ahead holds what the request-boundary read got past the first byte,
+	// until fasthttp's next read takes it; nil in between (see Read).
+	ahead *aheadBuf
+	dl    deadlines
+	io    rawIO
 
 	closed atomic.Bool
 
@@ -43,39 +49,99 @@ type conn struct {
 // then it reports EOF, which ends ServeConn quietly, and marks the
 // connection for parking. Any other read is part of a request and blocks
 // under fasthttp's deadlines.
+//
+// The boundary read asks the socket for more than the byte fasthttp wants
+// and keeps the rest for fasthttp's next read, which comes at once (its
+// buffered reader filling up behind the first byte): one read system call
+// per request, as without ReduceMemoryUsage, instead of two. The buffer is
+// pooled and given back as soon as fasthttp has taken its bytes, so idle
+// connections still hold none.
 func (c *conn) Read(p []byte) (int, error) {
+	if c.ahead != nil {
+		return c.readAhead(p), nil
+	}
 	if !c.boundary || len(p) != 1 {
 		c.boundary = false
-		return c.TCPConn.Read(p)
+		// Within a request: fasthttp's read timeout, exactly.
+		if err := c.syncRead(c.dl.readWant, 0); err != nil {
+			return 0, err
+		}
+		return c.sockRead(p)
 	}
 	c.boundary = false
 	if c.s.closing.Load() {
 		return 0, io.EOF // shutting down: close instead of waiting for a request
 	}
-	// fasthttp set its own deadline just before, and sets the read timeout
-	// once the byte is here.
-	if err := c.SetReadDeadline(time.Now().Add(c.s.o.Linger)); err != nil {
+	// Wait for the linger, or less if fasthttp's idle deadline (set just
+	// before) comes sooner; fasthttp sets the read timeout once the byte is
+	// here.
+	now := time.Now().UnixNano()
+	until := now + int64(c.s.o.Linger)
+	if w := c.dl.readWant; w != 0 && w < until {
+		until = w
+	}
+	if err := c.syncRead(until, time.Duration(until-now)); err != nil {
 		return 0, err
 	}
-	n, err := c.TCPConn.Read(p)
-	if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
-		c.park = true
-		return 0, io.EOF
+	a, n, err := c.sockReadAhead()
+	if n == 0 {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			c.park = true
+			return 0, io.EOF
+		}
+		return 0, err
 	}
-	return n, err
+	p[0] = a.b[0]
+	if n == 1 {
+		aheadPool.Put(a)
+		return 1, nil
+	}
+	a.off, a.end = 1, n
+	c.ahead = a
+	return 1, nil
+}
+
+// aheadBuf is a boundary read's buffer: b[off:end] is not yet read by
+// fasthttp. 4 KiB holds most requests whole; a larger one is read on from
+// the socket once the buffer is drained.
+type aheadBuf struct {
+	b        [4 << 10]byte
+	off, end int
+}
+
+var aheadPool = sync.Pool{New: func() any { return new(aheadBuf) }}
+
+// readAhead gives p what the boundary read got, and the buffer back to the
+// pool once it is drained.
+func (c *conn) readAhead(p []byte) int {
+	a := c.ahead
+	n := copy(p, a.b[a.off:a.end])
+	a.off += n
+	if a.off == a.end {
+		c.ahead = nil
+		aheadPool.Put(a)
+	}
+	return n
 }
 
 // Write is fasthttp's write of a response: the next one-byte read starts the
 // next request.
 func (c *conn) Write(p []byte) (int, error) {
 	c.boundary, c.served = true, true
-	return c.TCPConn.Write(p)
+	if err := c.syncWrite(); err != nil {
+		return 0, err
+	}
+	return c.sockWrite(p)
 }
 
 // Close is ServeConn's close: ignored when the connection is to be parked.
 func (c *conn) Close() error {
 	if c.park {
 		return nil
+	}
+	if a := c.ahead; a != nil { // a request cut short: nothing reads it now
+		c.ahead = nil
+		aheadPool.Put(a)
 	}
 	return c.release()
 }

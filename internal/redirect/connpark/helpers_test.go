@@ -31,18 +31,28 @@ type testServer struct {
 
 func startServer(t *testing.T, o Options, handler func(*fasthttp.RequestCtx)) *testServer {
 	t.Helper()
+	return startFastHTTP(t, o, &fasthttp.Server{Handler: handler})
+}
+
+// startFastHTTP serves srv through connpark, with the redirect listener's
+// buffer settings and its timeouts where srv sets none.
+func startFastHTTP(t *testing.T, o Options, srv *fasthttp.Server) *testServer {
+	t.Helper()
 	g := NewWithT(t)
-	if handler == nil {
-		handler = func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString(string(ctx.Path())) }
+	if srv.Handler == nil {
+		srv.Handler = func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString(string(ctx.Path())) }
 	}
-	srv := &fasthttp.Server{
-		Handler:           handler,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      10 * time.Second,
-		IdleTimeout:       90 * time.Second,
-		ReadBufferSize:    32 << 10,
-		ReduceMemoryUsage: true,
+	if srv.ReadTimeout == 0 {
+		srv.ReadTimeout = 10 * time.Second
 	}
+	if srv.WriteTimeout == 0 {
+		srv.WriteTimeout = 10 * time.Second
+	}
+	if srv.IdleTimeout == 0 {
+		srv.IdleTimeout = 90 * time.Second
+	}
+	srv.ReadBufferSize = 32 << 10
+	srv.ReduceMemoryUsage = true
 	if o.ReadTimeout == 0 {
 		o.ReadTimeout = srv.ReadTimeout
 	}
@@ -72,7 +82,7 @@ type client struct {
 
 func dial(t *testing.T, local, addr string) *client {
 	t.Helper()
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 30 * time.Second} // generous: a busy machine accepts slowly
 	c, err := d.DialContext(context.Background(), "tcp", addr)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { c.Close() })

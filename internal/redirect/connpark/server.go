@@ -29,7 +29,8 @@ type Options struct {
 	// fasthttp). 0 for both: never.
 	ReadTimeout, IdleTimeout time.Duration
 	// Linger is how long a connection waits for its next request on its
-	// goroutine before it parks (default 1s): parking and waking cost more
+	// goroutine before it parks (default 1s; half of it to all of it, as
+	// deadlines reach the socket lazily): parking and waking cost more
 	// CPU than a short wait, and a busy connection's next request comes
 	// sooner. Shutdown waits up to this long for a lingering connection.
 	Linger time.Duration
@@ -178,6 +179,7 @@ func (s *Server) admit(tc *net.TCPConn) (*conn, int) {
 		return nil, 0
 	}
 	c.raw = raw
+	c.initRawIO()
 	return c, 0
 }
 

@@ -4,6 +4,7 @@ package connpark
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -200,4 +201,42 @@ func TestConnCaps(t *testing.T) {
 	g.Expect(status).To(Equal(http.StatusOK))
 	status, _ = b.get(t, "/k")
 	g.Expect(status).To(Equal(http.StatusOK), "the parked connections still serve")
+}
+
+// TestServedTimeouts: the read and write timeouts fasthttp asks for reach
+// the socket although conn applies them lazily: a connection that stops in
+// the middle of a request, one that stops reading a long answer, and one
+// that does so on a later request (its socket deadlines set by earlier
+// requests) are all closed.
+func TestServedTimeouts(t *testing.T) {
+	g := NewWithT(t)
+	big := strings.Repeat("x", 64<<20) // more than the socket buffers hold
+	ts := startFastHTTP(t, Options{}, &fasthttp.Server{
+		ReadTimeout: time.Second, WriteTimeout: time.Second,
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			if string(ctx.Path()) == "/big" {
+				ctx.SetBodyString(big)
+				return
+			}
+			ctx.SetBodyString(string(ctx.Path()))
+		},
+	})
+
+	stalled := dial(t, "127.0.0.1", ts.addr)
+	stalled.send(t, request("/stalled")[:20])
+	g.Expect(stalled.SetReadDeadline(time.Now().Add(30 * time.Second))).To(Succeed())
+	answer, err := io.ReadAll(stalled.br)
+	g.Expect(err).NotTo(HaveOccurred(), "stalled in a request: closed by the server")
+	g.Expect(string(answer)).To(HavePrefix("HTTP/1.1 400")) // fasthttp answers a timed-out header read so
+
+	for _, warm := range []int{0, 3} {
+		reader := dial(t, "127.0.0.1", ts.addr)
+		for range warm {
+			status, body := reader.get(t, "/warm")
+			g.Expect(status).To(Equal(http.StatusOK))
+			g.Expect(body).To(Equal("/warm"))
+		}
+		reader.send(t, request("/big"))
+		g.Eventually(ts.Open, 30*time.Second).Should(BeZero(), "a client not reading after %d requests", warm)
+	}
 }

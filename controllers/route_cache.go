@@ -10,15 +10,22 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/kurz-dev/kurz/internal/routing"
+	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
 )
 
-// CacheByObject returns the cache settings the Ingress controller needs, to
+// CacheByObject returns the cache settings the route controllers need, to
 // put in the manager's cache.Options.ByObject before the manager is built
-// (nil when Ingress.Class is empty). kurz may read Ingresses, Secrets and
-// Certificates only in its own namespace, so their informers must list
-// there alone; Ingresses are further limited to kurz's own.
+// (nil when kurz keeps no routes). kurz may read Ingresses (or HTTPRoutes
+// and Gateways or ListenerSets), Secrets and Certificates only in its own
+// namespace, so their informers must list there alone; the routes and
+// Gateways are further limited to kurz's own.
+//
+// In Gateway API mode the Gateway API's CRDs must be installed: without
+// them it returns an error that says so.
 //
 // It also looks up cert-manager's Certificate CRD through mapper and records
 // the answer in o: without the CRD, Certificates are neither cached nor
@@ -26,16 +33,28 @@ import (
 // later takes a restart of kurz to be noticed.
 func (o *Options) CacheByObject(mapper meta.RESTMapper) (map[client.Object]cache.ByObject, error) {
 	o.certificates = false
-	if o.Ingress.Class == "" {
+	if !o.Routing() {
 		return nil, nil
 	}
 	ns := map[string]cache.Config{o.Ingress.Namespace: {}}
+	kurzs := cache.ByObject{Namespaces: ns, Label: labels.SelectorFromSet(labels.Set{routing.LabelManagedBy: routing.ManagedBy})}
 	by := map[client.Object]cache.ByObject{
-		&networkingv1.Ingress{}: {
-			Namespaces: ns,
-			Label:      labels.SelectorFromSet(labels.Set{routing.LabelManagedBy: routing.ManagedBy}),
-		},
 		&corev1.Secret{}: {Namespaces: ns, Transform: certificateOnly},
+	}
+	if o.Ingress.Class != "" {
+		by[&networkingv1.Ingress{}] = kurzs
+	} else {
+		parent := newParent(o.Gateway.config(o.Ingress.Namespace))
+		for _, obj := range []client.Object{&gatewayv1.HTTPRoute{}, parent} {
+			gvk, err := apiutil.GVKForObject(obj, kurzscheme.Scheme)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+				return nil, fmt.Errorf("gateway-class/gateway need the Gateway API's %s (%s, standard channel v1.6 or later) in the cluster: %w", gvk.Kind, gvk.GroupVersion(), err)
+			}
+			by[obj] = kurzs
+		}
 	}
 	gvk := routing.CertificateGVK
 	switch _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); {

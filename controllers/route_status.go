@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,20 +18,28 @@ import (
 	"github.com/kurz-dev/kurz/internal/routing"
 )
 
-// setTLSStatus sets d's status.tls and TLSReady condition from its Ingress
-// (routed, nil: none; blocked says why it could not be created), the
+// setTLSStatus sets d's status.tls and TLSReady condition from its route
+// (routed, nil: none; blocked says why it could not be created), where the
+// route serves (an Ingress at once, an HTTPRoute once its listener exists), the
 // hostname's Secret and cert-manager's Certificate
 // for it, and patches them when they changed. The patch carries the
 // resourceVersion it was computed from: conditions are one list, and the
 // Domain controller writes Ready into it too. It returns when to look
 // again: at the certificate's expiry, so TLSReady turns False then.
-func (r *IngressReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Domain, routed *networkingv1.Ingress, blocked string, now time.Time) (time.Duration, error) {
+func (r *RouteReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Domain, routed client.Object, blocked string, now time.Time) (time.Duration, error) {
 	host := string(d.Spec.Domain)
 	secretName := routing.SecretName(host)
-	in := routing.TLSInput{Host: host, Routed: routed != nil, Blocked: blocked, Now: now}
+	var where kurzv1alpha1.DomainTLS
 	if routed != nil {
+		var err error
+		if where, blocked, err = r.routes.served(ctx, r.Client, routed); err != nil {
+			return 0, err
+		}
+	}
+	in := routing.TLSInput{Host: host, Route: r.routes.noun(), Routed: routed != nil && blocked == "", Blocked: blocked, Now: now}
+	if in.Routed {
 		secret := &corev1.Secret{}
-		switch err := r.Get(ctx, types.NamespacedName{Namespace: r.Config.Namespace, Name: secretName}, secret); {
+		switch err := r.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: secretName}, secret); {
 		case err == nil:
 			in.Secret = secret
 		case !apierrors.IsNotFound(err):
@@ -47,10 +54,8 @@ func (r *IngressReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Do
 	st := routing.EvaluateTLS(in)
 
 	orig := d.DeepCopy()
-	tls := &kurzv1alpha1.DomainTLS{SecretName: secretName}
-	if routed != nil {
-		tls.Ingress = routed.Name
-	}
+	tls := &where
+	tls.SecretName = secretName
 	if st.NotAfter != nil {
 		t := metav1.NewTime(st.NotAfter.Truncate(time.Second))
 		tls.NotAfter = &t
@@ -79,13 +84,13 @@ func (r *IngressReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Do
 // secret, nil when there is none or cert-manager is not installed
 // (TLSReady then rests on the Secret alone). ingress-shim names it after
 // the Secret; one made by hand may have any name, hence the search.
-func (r *IngressReconciler) certificateFor(ctx context.Context, secret string) (*routing.Certificate, error) {
+func (r *RouteReconciler) certificateFor(ctx context.Context, secret string) (*routing.Certificate, error) {
 	if !r.Certificates {
 		return nil, nil
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(routing.CertificateGVK.GroupVersion().WithKind(routing.CertificateGVK.Kind + "List"))
-	if err := r.List(ctx, list, client.InNamespace(r.Config.Namespace)); err != nil {
+	if err := r.List(ctx, list, client.InNamespace(r.Namespace)); err != nil {
 		return nil, fmt.Errorf("list Certificates: %w", err)
 	}
 	for i := range list.Items {
@@ -98,7 +103,7 @@ func (r *IngressReconciler) certificateFor(ctx context.Context, secret string) (
 
 // recordTLSTransition emits an event when TLSReady changed status or
 // reason; the event reason is the condition's.
-func (r *IngressReconciler) recordTLSTransition(before, after *kurzv1alpha1.Domain) {
+func (r *RouteReconciler) recordTLSTransition(before, after *kurzv1alpha1.Domain) {
 	n := meta.FindStatusCondition(after.Status.Conditions, kurzv1alpha1.ConditionTLSReady)
 	o := meta.FindStatusCondition(before.Status.Conditions, kurzv1alpha1.ConditionTLSReady)
 	if r.Recorder == nil || n == nil || (o != nil && o.Status == n.Status && o.Reason == n.Reason) {

@@ -1,0 +1,90 @@
+//go:build linux
+
+package connpark
+
+import "time"
+
+// deadlines are the read and write deadlines fasthttp asks for, and the ones
+// the socket has. fasthttp sets three read deadlines and a write deadline
+// per request (idle, read and write timeouts), and each is a lock and a
+// timer heap update in the Go runtime, a few per cent of a redirect's CPU.
+// conn keeps them here and updates the socket only before a read or write,
+// and only when the socket's deadline is not close enough: never later than
+// asked, and earlier by at most half the timeout, so a timeout fires after
+// between half and all of its duration, as asked.
+//
+// Deadlines are unix nanoseconds (0: none), a third of a time.Time's size:
+// they are part of every open connection's memory.
+type deadlines struct {
+	readWant, readSet   int64
+	writeWant, writeSet int64
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// SetDeadline is fasthttp's; the socket follows at the next read and write.
+func (c *conn) SetDeadline(t time.Time) error {
+	c.dl.readWant, c.dl.writeWant = unixNano(t), unixNano(t)
+	return nil
+}
+
+// SetReadDeadline is fasthttp's; the socket follows at the next read.
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.dl.readWant = unixNano(t)
+	return nil
+}
+
+// SetWriteDeadline is fasthttp's; the socket follows at the next write.
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.dl.writeWant = unixNano(t)
+	return nil
+}
+
+// closeEnough reports whether a socket deadline set at set serves for want,
+// a deadline at most timeout from now: not later, and at most half the
+// timeout earlier (so it has not passed yet).
+func closeEnough(set, want int64, timeout time.Duration) bool {
+	if set == 0 || want == 0 {
+		return set == want
+	}
+	d := want - set
+	return d >= 0 && d <= int64(timeout/2)
+}
+
+// syncRead gives the socket the read deadline want, unless it has one close
+// enough for a wait of at most timeout.
+func (c *conn) syncRead(want int64, timeout time.Duration) error {
+	if closeEnough(c.dl.readSet, want, timeout) {
+		return nil
+	}
+	if err := c.TCPConn.SetReadDeadline(fromUnixNano(want)); err != nil {
+		return err
+	}
+	c.dl.readSet = want
+	return nil
+}
+
+// syncWrite gives the socket fasthttp's write deadline, unless it has one
+// close enough.
+func (c *conn) syncWrite() error {
+	if closeEnough(c.dl.writeSet, c.dl.writeWant, c.s.srv.WriteTimeout) {
+		return nil
+	}
+	if err := c.TCPConn.SetWriteDeadline(fromUnixNano(c.dl.writeWant)); err != nil {
+		return err
+	}
+	c.dl.writeSet = c.dl.writeWant
+	return nil
+}

@@ -66,9 +66,10 @@ endif
 ##@ Development
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the manager's RBAC role from markers.
+manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the manager's RBAC role from markers, and the Argo CD health scripts (hack/gen-argocd).
 	$(CONTROLLER_GEN) rbac:roleName=kurz-manager crd paths="./..." \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(GO) run ./hack/gen-argocd
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code from markers.

@@ -258,7 +258,9 @@ func TestDomainDNSFailureFollowsSchedule(t *testing.T) {
 		}, timeout, poll).ShouldNot(BeNil())
 	}
 
-	verifier, err := dns.New(dns.Config{Server: silentDNS(t), Targets: []string{targetHost}, Timeout: 200 * time.Millisecond})
+	silent := dns.DefaultOptions()
+	silent.Server, silent.Targets, silent.Timeout = silentDNS(t), []string{targetHost}, 200*time.Millisecond
+	verifier, err := dns.New(silent)
 	g.Expect(err).NotTo(HaveOccurred())
 	schedule := controllers.Schedule{Recheck: 3 * time.Hour, Backoff: 7 * time.Minute, BackoffMax: 7 * time.Minute}
 	later := time.Now().Add(24 * time.Hour) // every check is due

@@ -34,11 +34,11 @@ func (o GatewayOptions) Enabled() bool { return o.Class != "" || o.Parent.Name !
 
 // defaultGatewayOptions: the redirect Service of config/ (port 80 is its
 // "http" port).
-func defaultGatewayOptions() GatewayOptions {
+func DefaultGatewayOptions() GatewayOptions {
 	return GatewayOptions{Backend: routing.Backend{Service: "kurz-redirect", PortNumber: 80}}
 }
 
-func (o *GatewayOptions) bindFlags(fs *flag.FlagSet) {
+func (o *GatewayOptions) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Class, "gateway-class", o.Class, "GatewayClass of the Gateways kurz keeps for verified Domains (an HTTP listener and one HTTPS listener per hostname, 63 hostnames a Gateway, and an HTTPRoute per Domain); empty: none. Not with --ingress-class or --gateway.")
 	fs.Func("gateway", "NAMESPACE/NAME of a shared Gateway to attach kurz's ListenerSets to (one HTTPS listener per verified hostname, 64 a ListenerSet, and an HTTPRoute per Domain), instead of owning Gateways.", func(s string) error {
 		ns, name, ok := strings.Cut(s, "/")

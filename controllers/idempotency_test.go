@@ -126,7 +126,7 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 	// Direct reconciles, through a client that counts writes.
 	var writes atomic.Int64
 	c := countingClient{Client: mgr.GetClient(), writes: &writes}
-	verifier, err := dns.New(dns.Config{Server: srv.Addr})
+	verifier, err := dns.New(srv.Options())
 	g.Expect(err).NotTo(HaveOccurred())
 	lr := &controllers.LinkReconciler{Client: c, Now: time.Now}
 	dr := &controllers.DomainReconciler{Client: c, Verifier: verifier, Now: time.Now,

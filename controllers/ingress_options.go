@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/routing"
 )
 
@@ -18,10 +19,10 @@ import (
 type IngressOptions struct {
 	// Class is the IngressClass of kurz's Ingresses; empty turns the
 	// controller off (nothing is created, nothing is cleaned up).
-	Class string
+	Class string `flag:"ingress-class" usage:"IngressClass of the Ingress kurz keeps for every verified Domain (one rule to the redirect Service, a tls entry for the hostname); empty: no Ingresses."`
 	// Namespace is where the Ingresses live and their Secrets are read:
 	// kurz's own (a namespaced Role grants it there only).
-	Namespace string
+	Namespace string `flag:"ingress-namespace" usage:"Namespace of kurz's Ingresses and their TLS Secrets (default: the pod's namespace)."`
 	// Backend is the redirect Service the Ingresses route to.
 	Backend routing.Backend
 	// Annotations go on every Ingress.
@@ -29,15 +30,16 @@ type IngressOptions struct {
 	// GracePeriod is how long an Ingress stays after its Domain, still
 	// holding the hostname, stopped being Active: DNS records that went
 	// missing for a while must not drop a live certificate.
-	GracePeriod time.Duration
+	GracePeriod time.Duration `flag:"ingress-grace-period" usage:"How long a Domain's Ingress (and so its certificate) stays after the Domain, still holding its hostname, stopped being Active."`
 }
 
 // serviceAccountNamespace is where a pod finds its own namespace.
 const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
-// defaultIngressOptions: the redirect Service of config/, the pod's own
-// namespace (POD_NAMESPACE, else the ServiceAccount's; empty outside a pod).
-func defaultIngressOptions() IngressOptions {
+// DefaultIngressOptions returns the defaults: no class (no Ingresses), the
+// redirect Service of config/, the pod's own namespace (POD_NAMESPACE, else
+// the ServiceAccount's; empty outside a pod).
+func DefaultIngressOptions() IngressOptions {
 	ns := os.Getenv("POD_NAMESPACE")
 	if ns == "" {
 		if b, err := os.ReadFile(serviceAccountNamespace); err == nil {
@@ -51,9 +53,10 @@ func defaultIngressOptions() IngressOptions {
 	}
 }
 
-func (o *IngressOptions) bindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Class, "ingress-class", o.Class, "IngressClass of the Ingress kurz keeps for every verified Domain (one rule to the redirect Service, a tls entry for the hostname); empty: no Ingresses.")
-	fs.StringVar(&o.Namespace, "ingress-namespace", o.Namespace, "Namespace of kurz's Ingresses and their TLS Secrets (default: the pod's namespace).")
+// BindFlags registers the Ingress controller's flags on fs, with o's values
+// as defaults.
+func (o *IngressOptions) BindFlags(fs *flag.FlagSet) {
+	flagbind.Fields(fs, o)
 	fs.Func("ingress-backend", fmt.Sprintf("Redirect Service the Ingresses route to, SERVICE:PORT (port name or number) (default %q).", o.Backend.String()), func(s string) error {
 		b, err := routing.ParseBackend(s)
 		if err == nil {
@@ -62,7 +65,6 @@ func (o *IngressOptions) bindFlags(fs *flag.FlagSet) {
 		return err
 	})
 	fs.Func("ingress-annotation", "KEY=VALUE annotation of every Ingress, e.g. cert-manager.io/cluster-issuer=letsencrypt. Repeatable.", addAnnotation(&o.Annotations))
-	fs.DurationVar(&o.GracePeriod, "ingress-grace-period", o.GracePeriod, "How long a Domain's Ingress (and so its certificate) stays after the Domain, still holding its hostname, stopped being Active.")
 }
 
 // addAnnotation is a repeatable KEY=VALUE flag adding to *m.
@@ -80,7 +82,10 @@ func addAnnotation(m *map[string]string) func(string) error {
 	}
 }
 
-func (o IngressOptions) validate() error {
+// Validate rejects options the Ingress controller cannot run with; every
+// message names the flag. Without a class nothing is checked: the
+// controller does not run.
+func (o IngressOptions) Validate() error {
 	if o.Class == "" {
 		return nil
 	}

@@ -91,8 +91,8 @@ func TestSlowZoneDoesNotStarveVerification(t *testing.T) {
 	ctx := context.Background()
 	srv := newDNS(t)
 	o := testOptions(srv)
-	o.DNSTimeout = 3 * timeout
-	o.DomainWorkers, o.DNSZoneChecks = 2, 1
+	o.DNS.Timeout = 3 * timeout
+	o.DomainWorkers, o.DNS.ZoneConcurrency = 2, 1
 	start(t, newManager(t, cfg, o, nil))
 	ns := newNamespace(t, "slowzone")
 

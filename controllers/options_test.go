@@ -1,13 +1,13 @@
 package controllers_test
 
 import (
-	"flag"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 
 	"github.com/kurz-dev/kurz/controllers"
+	"github.com/kurz-dev/kurz/internal/optionstest"
 )
 
 func TestBindFlags(t *testing.T) {
@@ -25,12 +25,12 @@ func TestBindFlags(t *testing.T) {
 			"--dns-timeout", "3s", "--link-workers", "8", "--domain-workers", "5",
 			"--dns-zone-checks", "3",
 		}, func(o *controllers.Options) {
-			o.DNSZoneChecks = 3
-			o.DNSServer = "127.0.0.1:5353"
-			o.RedirectTargets = []string{"lb.example.com", "192.0.2.1", "2001:db8::1"}
+			o.DNS.ZoneConcurrency = 3
+			o.DNS.Server = "127.0.0.1:5353"
+			o.DNS.Targets = []string{"lb.example.com", "192.0.2.1", "2001:db8::1"}
 			o.DNSRecheckInterval = 5 * time.Minute
 			o.PendingBackoff, o.PendingBackoffMax = time.Second, time.Minute
-			o.DNSTimeout = 3 * time.Second
+			o.DNS.Timeout = 3 * time.Second
 			o.LinkWorkers, o.DomainWorkers = 8, 5
 		}},
 	}
@@ -38,9 +38,7 @@ func TestBindFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			o := controllers.DefaultOptions()
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			o.BindFlags(fs)
-			g.Expect(fs.Parse(tt.args)).To(Succeed())
+			g.Expect(optionstest.Parse(&o, tt.args...)).To(Succeed())
 			want := controllers.DefaultOptions()
 			tt.want(&want)
 			g.Expect(o).To(Equal(want))
@@ -56,14 +54,14 @@ func TestSetupRejectsBadOptions(t *testing.T) {
 	}{
 		{"recheck interval", func(o *controllers.Options) { o.DNSRecheckInterval = 0 }},
 		{"backoff above its cap", func(o *controllers.Options) { o.PendingBackoff = time.Hour }},
-		{"DNS timeout", func(o *controllers.Options) { o.DNSTimeout = 0 }},
+		{"DNS timeout", func(o *controllers.Options) { o.DNS.Timeout = 0 }},
 		{"no link workers", func(o *controllers.Options) { o.LinkWorkers = 0 }},
 		{"no domain workers", func(o *controllers.Options) { o.DomainWorkers = 0 }},
-		{"no zone checks", func(o *controllers.Options) { o.DNSZoneChecks = 0 }},
+		{"no zone checks", func(o *controllers.Options) { o.DNS.ZoneConcurrency = 0 }},
 		// One zone must not be able to hold every Domain worker.
-		{"zone checks as many as workers", func(o *controllers.Options) { o.DomainWorkers, o.DNSZoneChecks = 3, 3 }},
-		{"DNS server without port", func(o *controllers.Options) { o.DNSServer = "127.0.0.1" }},
-		{"bad redirect target", func(o *controllers.Options) { o.RedirectTargets = []string{"https://x/"} }},
+		{"zone checks as many as workers", func(o *controllers.Options) { o.DomainWorkers, o.DNS.ZoneConcurrency = 3, 3 }},
+		{"DNS server without port", func(o *controllers.Options) { o.DNS.Server = "127.0.0.1" }},
+		{"bad redirect target", func(o *controllers.Options) { o.DNS.Targets = []string{"https://x/"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,7 +65,7 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	verifier, err := dns.New(dns.Config{Server: o.DNSServer, Targets: o.RedirectTargets, Timeout: o.DNSTimeout, ZoneConcurrency: o.DNSZoneChecks})
+	verifier, err := dns.New(o.DNS)
 	if err != nil {
 		return err
 	}

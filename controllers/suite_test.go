@@ -27,6 +27,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
+	"github.com/kurz-dev/kurz/controllers/controllerstest"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
@@ -67,14 +68,7 @@ func TestMain(m *testing.M) {
 
 // testOptions are controller options against srv with short DNS waits.
 func testOptions(srv *dnstest.Server) controllers.Options {
-	o := controllers.DefaultOptions()
-	o.DNSServer = srv.Addr
-	o.RedirectTargets = []string{targetHost, targetIP}
-	o.DNSRecheckInterval = time.Second
-	o.PendingBackoff = 100 * time.Millisecond
-	o.PendingBackoffMax = 500 * time.Millisecond
-	o.DNSTimeout = 5 * time.Second
-	return o
+	return controllerstest.Options(srv, targetHost, targetIP)
 }
 
 // newDNS starts a DNS server that knows the redirect target's addresses.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,14 +16,14 @@ import (
 	"github.com/kurz-dev/kurz/internal/manager"
 )
 
-// devOptions returns the manager options of `kurz dev`: everything on
+// devManagerOptions returns the manager options of `kurz dev`: everything on
 // loopback, metrics over HTTPS with token checks as in a cluster (the local
 // kube-apiserver reviews the tokens; --metrics-secure=false serves plain
 // HTTP to anyone on the machine), no health probes, no leader election (one process), and no
 // shutdown delay: no endpoints or load balancer have to drop a laptop
 // process, so Ctrl-C drains and flushes at once (--shutdown-delay still
 // applies when given).
-func devOptions() manager.Options {
+func devManagerOptions() manager.Options {
 	o := manager.DefaultOptions()
 	o.MetricsBindAddress = "127.0.0.1:8082"
 	o.HealthProbeBindAddress = "0"
@@ -37,44 +38,67 @@ func devOptions() manager.Options {
 	return o
 }
 
-// devConfig is the parsed command line of `kurz dev`.
-type devConfig struct {
-	dataDir string
-	// Control-plane settings (internal/devenv).
-	linksWatchCache bool
-	etcdQuota       int64
-	manager         manager.Options
-	zap             zap.Options
+// devOptions are the options of `kurz dev`: the local control plane's, the
+// manager's (the same struct as `kurz manager`, with devManagerOptions as
+// defaults) and the logger's.
+type devOptions struct {
+	env     devenv.Options
+	manager manager.Options
+	zap     zap.Options
 }
 
-// parseDevFlags parses the manager's and the logger's flags plus
-// --data-dir, --api-addr, --redirect-addr and the control plane's
-// --links-watch-cache and --etcd-quota-backend-bytes.
-func parseDevFlags(args []string) (devConfig, error) {
-	c := devConfig{dataDir: devenv.DefaultDataDir, etcdQuota: devenv.DefaultEtcdQuotaBytes, manager: devOptions()}
-	zap.ConsoleEncoder()(&c.zap) // readable on a terminal; --zap-encoder=json still works
-	fs := newFlagSet("dev", &c.manager, &c.zap)
-	fs.StringVar(&c.dataDir, "data-dir", c.dataDir, "Directory holding the local control plane's state (etcd data, keys, kubeconfig, token); kept across restarts.")
-	fs.BoolVar(&c.linksWatchCache, "links-watch-cache", c.linksWatchCache, "Keep kube-apiserver's watch cache for Links (off: lists and watches of Links go to etcd, which costs far less memory at hundreds of thousands of Links).")
-	fs.Int64Var(&c.etcdQuota, "etcd-quota-backend-bytes", c.etcdQuota, "etcd's storage quota in bytes (--quota-backend-bytes); a million Links take 1.94 GiB before the controllers write their status, more until kube-apiserver compacts old revisions.")
+// defaultDevOptions returns the defaults of `kurz dev`.
+func defaultDevOptions() devOptions {
+	o := devOptions{env: devenv.DefaultOptions(), manager: devManagerOptions()}
+	o.env.Out = os.Stdout
+	zap.ConsoleEncoder()(&o.zap) // readable on a terminal; --zap-encoder=json still works
+	return o
+}
+
+// BindFlags registers the manager's and the logger's flags plus
+// --data-dir, --api-addr and --redirect-addr.
+func (o *devOptions) BindFlags(fs *flag.FlagSet) {
+	bindManagerFlags(fs, &o.manager, &o.zap)
+	o.env.BindFlags(fs)
 	// Aliases of --api-bind-address and --redirect-bind-address: the last
 	// one given on the command line wins.
-	fs.Var(stringAlias{&c.manager.API.BindAddress}, "api-addr", "Address of the /api/v1 server (alias of --api-bind-address).")
-	fs.Var(stringAlias{&c.manager.Redirect.BindAddress}, "redirect-addr", "Address of the redirect server (alias of --redirect-bind-address).")
+	fs.Var(stringAlias{&o.manager.API.BindAddress}, "api-addr", "Address of the /api/v1 server (alias of --api-bind-address).")
+	fs.Var(stringAlias{&o.manager.Redirect.BindAddress}, "redirect-addr", "Address of the redirect server (alias of --redirect-bind-address).")
+}
+
+// complete derives what follows from other flags once they are parsed: the
+// token is minted for the first API audience, and clicks kurz dev could not
+// write on its way out wait in the data dir (unless --click-spool is given).
+func (o *devOptions) complete() {
+	// Routing through the Gateway API needs its CRDs; a laptop has none, so
+	// kurz dev brings the ones kurz was built with.
+	o.env.GatewayAPI = o.manager.EnableControllers && o.manager.Controllers.Gateway.Enabled()
+	if len(o.manager.API.TokenAudiences) > 0 {
+		o.env.TokenAudience = o.manager.API.TokenAudiences[0]
+	}
+	if o.manager.Redirect.ClickSpool == "" {
+		o.manager.Redirect.ClickSpool = filepath.Join(o.env.DataDir, "clicks.spool")
+	}
+}
+
+// Validate rejects options `kurz dev` cannot run with.
+func (o devOptions) Validate() error {
+	return errors.Join(o.env.Validate(), o.manager.Validate())
+}
+
+// parseDevFlags parses the command line of `kurz dev`.
+func parseDevFlags(args []string) (devOptions, error) {
+	o := defaultDevOptions()
+	fs := flag.NewFlagSet("kurz dev", flag.ContinueOnError)
+	o.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return c, err
+		return o, err
 	}
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if c.etcdQuota <= 0 {
-		return c, fmt.Errorf("--etcd-quota-backend-bytes must be positive, not %d", c.etcdQuota)
-	}
-	// Clicks kurz dev could not write on its way out wait in the data dir.
-	if c.manager.Redirect.ClickSpool == "" {
-		c.manager.Redirect.ClickSpool = filepath.Join(c.dataDir, "clicks.spool")
-	}
-	return c, c.manager.Validate()
+	o.complete()
+	return o, o.Validate()
 }
 
 // runDev is `kurz dev`: a local control plane (internal/devenv) and the
@@ -89,17 +113,7 @@ func runDev(args []string) error {
 	// The first signal starts the shutdown (manager.Manager.Run); a second
 	// exits at once, and the kernel then kills the children.
 	ctx := ctrl.SetupSignalHandler()
-	env, err := devenv.Start(ctx, devenv.Options{
-		DataDir: c.dataDir,
-		Out:     os.Stdout,
-		// The token must be one the API accepts.
-		TokenAudience: c.manager.API.TokenAudiences[0],
-		// Routing through the Gateway API needs its CRDs; a laptop has
-		// none, so kurz dev brings the ones kurz was built with.
-		GatewayAPI:      c.manager.EnableControllers && c.manager.Controllers.Gateway.Enabled(),
-		LinksWatchCache: c.linksWatchCache,
-		EtcdQuotaBytes:  c.etcdQuota,
-	})
+	env, err := devenv.Start(ctx, c.env)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure
 			fmt.Println("kurz dev: interrupted, stopped")

@@ -28,6 +28,8 @@ func TestParseDevFlags(t *testing.T) {
 		{name: "a shutdown delay when asked for", args: []string{"--shutdown-delay", "3s"},
 			dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0", shutdownDelay: 3 * time.Second},
 		{name: "manager options are validated", args: []string{"--leader-elect", "--leader-election-renew-deadline", "1m"}, wantErr: true},
+		{name: "devenv options are validated", args: []string{"--data-dir="}, wantErr: true},
+		{name: "role options are validated", args: []string{"--redirect-status", "200"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--nope"}, wantErr: true},
 		{name: "stray argument", args: []string{"extra"}, wantErr: true},
 	}
@@ -40,7 +42,7 @@ func TestParseDevFlags(t *testing.T) {
 				return
 			}
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(c.dataDir).To(Equal(tt.dataDir))
+			g.Expect(c.env.DataDir).To(Equal(tt.dataDir))
 			g.Expect(c.manager.API.BindAddress).To(Equal(tt.api))
 			g.Expect(c.manager.Redirect.BindAddress).To(Equal(tt.redirect))
 			g.Expect(c.manager.MetricsBindAddress).To(Equal(tt.metrics))
@@ -123,12 +125,12 @@ func TestDevControlPlaneFlags(t *testing.T) {
 	g := NewWithT(t)
 	c, err := parseDevFlags(nil)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(c.linksWatchCache).To(BeFalse())
-	g.Expect(c.etcdQuota).To(Equal(int64(8 << 30)))
+	g.Expect(c.env.LinksWatchCache).To(BeFalse())
+	g.Expect(c.env.EtcdQuotaBytes).To(Equal(int64(8 << 30)))
 	c, err = parseDevFlags([]string{"--links-watch-cache", "--etcd-quota-backend-bytes", "4294967296"})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(c.linksWatchCache).To(BeTrue())
-	g.Expect(c.etcdQuota).To(Equal(int64(4 << 30)))
+	g.Expect(c.env.LinksWatchCache).To(BeTrue())
+	g.Expect(c.env.EtcdQuotaBytes).To(Equal(int64(4 << 30)))
 	_, err = parseDevFlags([]string{"--etcd-quota-backend-bytes", "0"})
 	g.Expect(err).To(MatchError(ContainSubstring("must be positive")))
 }

@@ -54,18 +54,19 @@ func main() {
 	}
 }
 
-// newFlagSet returns a flag set with the manager's and the logger's flags.
-func newFlagSet(name string, o *manager.Options, zo *zap.Options) *flag.FlagSet {
-	fs := flag.NewFlagSet("kurz "+name, flag.ContinueOnError)
+// bindManagerFlags registers the manager's and the logger's flags: every
+// flag of `kurz manager`, and all but the local control plane's of `kurz
+// dev`.
+func bindManagerFlags(fs *flag.FlagSet, o *manager.Options, zo *zap.Options) {
 	o.BindFlags(fs)
 	zo.BindFlags(fs)
-	return fs
 }
 
 func runManager(args []string) error {
 	o := manager.DefaultOptions()
 	zo := zap.Options{}
-	fs := newFlagSet("manager", &o, &zo)
+	fs := flag.NewFlagSet("kurz manager", flag.ContinueOnError)
+	bindManagerFlags(fs, &o, &zo)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -158,7 +158,12 @@ func run(c config) error {
 		return err
 	}
 	logf("control plane in %s, profiles and logs in %s", c.dataDir, c.outDir)
-	env, err := devenv.Start(ctx, devenv.Options{DataDir: c.dataDir, LinksWatchCache: c.watchCache, EtcdQuotaBytes: c.etcdQuota})
+	eo := devenv.DefaultOptions()
+	eo.DataDir, eo.LinksWatchCache = c.dataDir, c.watchCache
+	if c.etcdQuota != 0 { // 0: kurz dev's
+		eo.EtcdQuotaBytes = c.etcdQuota
+	}
+	env, err := devenv.Start(ctx, eo)
 	if err != nil {
 		return err
 	}

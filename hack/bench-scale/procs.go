@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kurz-dev/kurz/internal/procstop"
 )
 
 // managerProc is a running `kurz manager`.
@@ -78,23 +80,10 @@ func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
 
 // stop sends SIGTERM and waits for the exit.
 func (m *managerProc) stop() {
-	_ = m.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-m.done:
-	case <-time.After(60 * time.Second):
-		_ = m.cmd.Process.Kill()
-		<-m.done
-	}
+	_, _ = procstop.Stop(m.cmd.Process, m.done, 60*time.Second)
 }
 
-func (m *managerProc) exited() bool {
-	select {
-	case <-m.done:
-		return true
-	default:
-		return false
-	}
-}
+func (m *managerProc) exited() bool { return procstop.Exited(m.done) }
 
 // procStatus reads VmRSS and VmHWM (peak RSS) of pid, in bytes.
 func procStatus(pid int) (rss, peak int64) {

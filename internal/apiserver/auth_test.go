@@ -3,8 +3,6 @@ package apiserver
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"flag"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -17,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kurz-dev/kurz/internal/optionstest"
 )
 
 // TestTokenAudiences: an API token is a token minted for audience kurz. A
@@ -215,10 +215,8 @@ func TestAPIFlags(t *testing.T) {
 	g := NewWithT(t)
 	parse := func(args ...string) (Options, error) {
 		o := DefaultOptions()
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		o.BindFlags(fs)
-		return o, fs.Parse(args)
+		err := optionstest.Parse(&o, args...)
+		return o, err
 	}
 	o, err := parse()
 	g.Expect(err).NotTo(HaveOccurred())
@@ -229,7 +227,7 @@ func TestAPIFlags(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(o.TokenAudiences).To(Equal([]string{"a", "b", "c"}))
 	g.Expect(o.TrustedProxies).To(Equal([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32")}))
-	g.Expect(o.validate()).To(Succeed())
+	g.Expect(o.Validate()).To(Succeed())
 
 	_, err = parse("--api-trusted-proxies=10.0.0.0/8,proxy")
 	g.Expect(err).To(MatchError(ContainSubstring(`"proxy" is not a CIDR`)))
@@ -238,10 +236,10 @@ func TestAPIFlags(t *testing.T) {
 
 	o = DefaultOptions()
 	o.TokenAudiences = nil
-	g.Expect(o.validate()).To(MatchError(ContainSubstring("at least one audience")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("at least one audience")))
 	o = DefaultOptions()
 	o.UnauthenticatedRateLimit = -1
-	g.Expect(o.validate()).To(HaveOccurred())
+	g.Expect(o.Validate()).To(HaveOccurred())
 }
 
 // TestClientKey: the client of the unauthenticated limit is the TCP peer,

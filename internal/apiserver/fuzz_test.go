@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,17 +23,7 @@ func FuzzDecodeLink(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		raw, err := parseObject(body)
-		if err != nil {
-			expectStatus(t, err, http.StatusBadRequest)
-			return
-		}
-		in, err := decodeLinkInput(raw)
-		if err != nil {
-			expectStatus(t, err, http.StatusUnprocessableEntity)
-			return
-		}
+	fuzzDecode(f, decodeLinkInput, func(t *testing.T, in linkInput) {
 		var spec kurzv1alpha1.LinkSpec
 		in.apply(&spec, nil)
 		checkLinkSpec(t, &spec)
@@ -47,17 +38,7 @@ func FuzzDecodeDomain(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		raw, err := parseObject(body)
-		if err != nil {
-			expectStatus(t, err, http.StatusBadRequest)
-			return
-		}
-		in, err := decodeDomainInput(raw)
-		if err != nil {
-			expectStatus(t, err, http.StatusUnprocessableEntity)
-			return
-		}
+	fuzzDecode(f, decodeDomainInput, func(t *testing.T, in domainInput) {
 		var spec kurzv1alpha1.DomainSpec
 		in.apply(&spec)
 		if msg := validation.Hostname(string(spec.Domain)); msg != "" {
@@ -68,6 +49,24 @@ func FuzzDecodeDomain(f *testing.F) {
 				t.Fatalf("accepted URL %q", *u)
 			}
 		}
+	})
+}
+
+// fuzzDecode fuzzes a body decoder: malformed JSON must be a 400, a body
+// the decoder refuses a 422, and what it accepts must pass check.
+func fuzzDecode[In any](f *testing.F, decode func(map[string]json.RawMessage) (In, error), check func(*testing.T, In)) {
+	f.Fuzz(func(t *testing.T, body []byte) {
+		raw, err := parseObject(body)
+		if err != nil {
+			expectStatus(t, err, http.StatusBadRequest)
+			return
+		}
+		in, err := decode(raw)
+		if err != nil {
+			expectStatus(t, err, http.StatusUnprocessableEntity)
+			return
+		}
+		check(t, in)
 	})
 }
 

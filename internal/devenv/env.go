@@ -13,37 +13,11 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kurz-dev/kurz/internal/apiserver"
 	"github.com/kurz-dev/kurz/internal/scheme"
 )
 
-// DefaultDataDir is where kurz dev keeps its state unless told otherwise.
-const DefaultDataDir = ".kurz"
-
 // stopGrace is how long a child gets to exit after SIGTERM before SIGKILL.
 const stopGrace = 30 * time.Second
-
-// Options configure Start.
-type Options struct {
-	// DataDir holds the control plane's state; see the package doc.
-	DataDir string
-	// Out receives progress lines; nil discards them.
-	Out io.Writer
-	// TokenAudience is the audience DIR/token is minted for: one the API
-	// server accepts (--api-token-audiences). Empty means "kurz".
-	TokenAudience string
-	// GatewayAPI installs the Gateway API's standard-channel CRDs when the
-	// control plane has none (kurz dev --gateway-class or --gateway).
-	GatewayAPI bool
-	// LinksWatchCache keeps kube-apiserver's watch cache for Links. It is
-	// off by default: at a million Links the cache would cost more memory
-	// than the rest of the control plane (README, "How it scales"), and
-	// kurz reads Links from its own informers anyway.
-	LinksWatchCache bool
-	// EtcdQuotaBytes is etcd's --quota-backend-bytes; 0 means
-	// DefaultEtcdQuotaBytes.
-	EtcdQuotaBytes int64
-}
 
 // Env is a running local control plane. Stop it with Stop.
 type Env struct {
@@ -69,24 +43,12 @@ type Env struct {
 // roles, sets up the workspace and writes DIR/kubeconfig and DIR/token. On
 // error everything started so far is stopped again.
 func Start(ctx context.Context, o Options) (_ *Env, err error) {
-	if o.DataDir == "" {
-		o.DataDir = DefaultDataDir
-	}
-	if o.Out == nil {
-		o.Out = io.Discard
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(o.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
-	}
-	if o.TokenAudience == "" {
-		o.TokenAudience = apiserver.DefaultTokenAudience
-	}
-	if o.EtcdQuotaBytes == 0 {
-		o.EtcdQuotaBytes = DefaultEtcdQuotaBytes
-	}
-	if o.EtcdQuotaBytes < 0 {
-		return nil, fmt.Errorf("etcd quota: %d bytes is negative", o.EtcdQuotaBytes)
 	}
 	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience, gatewayAPI: o.GatewayAPI,
 		linksWatchCache: o.LinksWatchCache, etcdQuota: o.EtcdQuotaBytes}

@@ -1,13 +1,13 @@
 package devenv
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
-	"syscall"
 	"time"
+
+	"github.com/kurz-dev/kurz/internal/procstop"
 )
 
 // child is a control plane process started by kurz dev.
@@ -53,14 +53,7 @@ func startChild(name, path string, args []string, logPath string) (*child, error
 }
 
 // exited reports whether the process is gone.
-func (c *child) exited() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
+func (c *child) exited() bool { return procstop.Exited(c.done) }
 
 // exitError describes an unexpected exit, with the end of the log.
 func (c *child) exitError() error {
@@ -70,18 +63,12 @@ func (c *child) exitError() error {
 // stop sends SIGTERM, waits up to grace for the process to exit and kills
 // it after that. It returns once the process is gone.
 func (c *child) stop(grace time.Duration) error {
-	if c.exited() {
-		return nil
-	}
-	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+	killed, err := procstop.Stop(c.cmd.Process, c.done, grace)
+	if err != nil {
 		return fmt.Errorf("stop %s: %w", c.name, err)
 	}
-	select {
-	case <-c.done:
-		return nil
-	case <-time.After(grace):
+	if killed {
+		return fmt.Errorf("%s did not stop within %s and was killed", c.name, grace)
 	}
-	_ = c.cmd.Process.Kill()
-	<-c.done
-	return fmt.Errorf("%s did not stop within %s and was killed", c.name, grace)
+	return nil
 }

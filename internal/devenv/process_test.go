@@ -17,6 +17,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/devenv"
 
+	"github.com/kurz-dev/kurz/internal/procstop"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
@@ -59,14 +60,7 @@ func startKurzDev(t *testing.T, dataDir string, extra ...string) *kurzDev {
 	return k
 }
 
-func (k *kurzDev) exited() bool {
-	select {
-	case <-k.done:
-		return true
-	default:
-		return false
-	}
-}
+func (k *kurzDev) exited() bool { return procstop.Exited(k.done) }
 
 // waitBanner waits until kurz dev says it is running; it stops waiting when
 // kurz exits.

@@ -50,38 +50,18 @@ type Verifier struct {
 	zones    *zoneLimit
 }
 
-// Config configures a Verifier.
-type Config struct {
-	// Server is the DNS server as host:port; empty means the system
-	// resolver.
-	Server string
-	// Targets are the redirect targets (hostnames or IPs) a domain may
-	// point at instead of publishing the TXT record.
-	Targets []string
-	// Timeout bounds one verification (all its lookups); zero means 10s.
-	Timeout time.Duration
-	// ZoneConcurrency bounds the verifications running at once for
-	// hostnames under one registrable domain (see Zone); a verification
-	// past it fails at once with ErrZoneBusy. Zero means no bound.
-	ZoneConcurrency int
-}
-
-// New returns a Verifier, or an error when the server address or a target
-// is malformed.
-func New(c Config) (*Verifier, error) {
-	targets, err := ParseTargets(c.Targets)
+// New returns a Verifier, or the error of o.Validate.
+func New(o Options) (*Verifier, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	targets, err := ParseTargets(o.Targets)
 	if err != nil {
 		return nil, err
 	}
-	v := &Verifier{resolver: net.DefaultResolver, targets: targets, timeout: c.Timeout, zones: newZoneLimit(c.ZoneConcurrency)}
-	if v.timeout <= 0 {
-		v.timeout = 10 * time.Second
-	}
-	if c.Server != "" {
-		if _, _, err := net.SplitHostPort(c.Server); err != nil {
-			return nil, fmt.Errorf("DNS server %q: want host:port: %w", c.Server, err)
-		}
-		server := c.Server
+	v := &Verifier{resolver: net.DefaultResolver, targets: targets, timeout: o.Timeout, zones: newZoneLimit(o.ZoneConcurrency)}
+	if o.Server != "" {
+		server := o.Server
 		v.resolver = &net.Resolver{
 			PreferGo: true,
 			// Every query goes to the configured server, whatever

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/dns"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
+	"github.com/kurz-dev/kurz/internal/optionstest"
 )
 
 func TestVerify(t *testing.T) {
@@ -18,7 +19,7 @@ func TestVerify(t *testing.T) {
 	srv.Set("lb.kurz.test", mdns.TypeA, "192.0.2.10")
 	srv.Set("lb.kurz.test", mdns.TypeAAAA, "2001:db8::10")
 
-	v, err := dns.New(dns.Config{Server: srv.Addr, Targets: []string{"LB.kurz.test.", "198.51.100.7"}})
+	v, err := dns.New(srv.Options("LB.kurz.test.", "198.51.100.7"))
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 
 	const token = "tok-123"
@@ -53,7 +54,7 @@ func TestVerify(t *testing.T) {
 func TestVerifyRecordsChange(t *testing.T) {
 	g := NewWithT(t)
 	srv := dnstest.Start(t)
-	v, err := dns.New(dns.Config{Server: srv.Addr})
+	v, err := dns.New(srv.Options())
 	g.Expect(err).NotTo(HaveOccurred())
 
 	srv.Set("_kurz-challenge.change.test", mdns.TypeTXT, "t")
@@ -71,23 +72,37 @@ func TestVerifyServerDown(t *testing.T) {
 	g := NewWithT(t)
 	// A port nobody answers on: the lookups fail, which is an error and
 	// not "not verified".
-	v, err := dns.New(dns.Config{Server: "127.0.0.1:1", Targets: []string{"lb.test"}, Timeout: 2 * time.Second})
+	o := dns.DefaultOptions()
+	o.Server, o.Targets, o.Timeout = "127.0.0.1:1", []string{"lb.test"}, 2*time.Second
+	v, err := dns.New(o)
 	g.Expect(err).NotTo(HaveOccurred())
 	got, err := v.Verify(context.Background(), "down.test", "t")
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(got.Verified()).To(BeFalse())
 }
 
-func TestNewRejectsBadConfig(t *testing.T) {
-	tests := []dns.Config{
-		{Server: "no-port"},
-		{Targets: []string{"not a host"}},
-		{Targets: []string{"-/"}},
-	}
-	for _, c := range tests {
-		_, err := dns.New(c)
-		NewWithT(t).Expect(err).To(HaveOccurred(), "%+v", c)
-	}
+func TestOptionsValidate(t *testing.T) {
+	optionstest.Validate(t, dns.DefaultOptions, []optionstest.Case[dns.Options]{
+		{Name: "server with port", Edit: func(o *dns.Options) { o.Server = "127.0.0.1:53" }, Error: ""},
+		{Name: "server without port", Edit: func(o *dns.Options) { o.Server = "no-port" }, Error: "dns-server"},
+		{Name: "targets", Edit: func(o *dns.Options) { o.Targets = []string{"lb.example.com", "192.0.2.1"} }, Error: ""},
+		{Name: "target not a host", Edit: func(o *dns.Options) { o.Targets = []string{"not a host"} }, Error: "redirect-target"},
+		{Name: "target a path", Edit: func(o *dns.Options) { o.Targets = []string{"-/"} }, Error: "redirect-target"},
+		{Name: "no timeout", Edit: func(o *dns.Options) { o.Timeout = 0 }, Error: "dns-timeout"},
+		{Name: "no zone bound", Edit: func(o *dns.Options) { o.ZoneConcurrency = 0 }, Error: ""},
+		{Name: "negative zone bound", Edit: func(o *dns.Options) { o.ZoneConcurrency = -1 }, Error: "dns-zone-checks"},
+	})
+}
+
+// TestNewRejectsBadOptions: New validates, and fills nothing in.
+func TestNewRejectsBadOptions(t *testing.T) {
+	g := NewWithT(t)
+	_, err := dns.New(dns.DefaultOptions())
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = dns.New(dns.Options{})
+	g.Expect(err).To(MatchError(ContainSubstring("dns-timeout")))
+	_, err = dns.New(dns.Options{Server: "no-port", Timeout: time.Second})
+	g.Expect(err).To(MatchError(ContainSubstring("dns-server")))
 }
 
 // TestVerifyTXTFailureIsNotAbsence: a TXT lookup that fails (SERVFAIL) must
@@ -96,7 +111,7 @@ func TestVerifyTXTFailureIsNotAbsence(t *testing.T) {
 	g := NewWithT(t)
 	srv := dnstest.Start(t)
 	srv.Set("lb.kurz.test", mdns.TypeA, "192.0.2.10")
-	v, err := dns.New(dns.Config{Server: srv.Addr, Targets: []string{"lb.kurz.test"}})
+	v, err := dns.New(srv.Options("lb.kurz.test"))
 	g.Expect(err).NotTo(HaveOccurred())
 
 	srv.Set("fail.test", mdns.TypeCNAME, "lb.kurz.test")
@@ -123,7 +138,9 @@ func TestVerifyZoneBound(t *testing.T) {
 	g := NewWithT(t)
 	srv := dnstest.Start(t)
 	srv.Set("_kurz-challenge.go.fast.test", mdns.TypeTXT, "tok")
-	v, err := dns.New(dns.Config{Server: srv.Addr, Timeout: 30 * time.Second, ZoneConcurrency: 1})
+	o := srv.Options()
+	o.Timeout = 30 * time.Second
+	v, err := dns.New(o)
 	g.Expect(err).NotTo(HaveOccurred())
 	srv.Delay("slow.test", time.Hour)
 

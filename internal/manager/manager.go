@@ -122,11 +122,7 @@ func (m *Manager) setupControllers(cfg *rest.Config) error {
 // flushes clicks (each up to its shutdown timeout), the API server drains,
 // and the leader releases its Lease (up to the renew deadline).
 func gracefulShutdownTimeout(o Options) time.Duration {
-	api := o.API.ShutdownTimeout
-	if api <= 0 {
-		api = apiserver.DefaultOptions().ShutdownTimeout
-	}
-	return max(2*o.Redirect.ShutdownTimeout, api, o.RenewDeadline) + shutdownMargin
+	return max(2*o.Redirect.ShutdownTimeout, o.API.ShutdownTimeout, o.RenewDeadline) + shutdownMargin
 }
 
 // Run builds the manager and runs it until stop is done (see Manager.Run).

@@ -10,44 +10,47 @@ import (
 
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/apiserver"
+	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/redirect"
 )
 
 // Options configure the manager and each role. Every field has a flag.
 type Options struct {
-	MetricsBindAddress string
+	MetricsBindAddress string `flag:"metrics-bind-address" usage:"Address of the Prometheus metrics endpoint (/metrics); \"0\" disables it."`
 	// MetricsSecure serves /metrics over HTTPS, to callers whose bearer
 	// token kube-apiserver authenticates (TokenReview) and authorizes
 	// (SubjectAccessReview: get on the non-resource URL /metrics).
-	MetricsSecure bool
+	MetricsSecure bool `flag:"metrics-secure" usage:"Serve /metrics over HTTPS to callers with a Kubernetes bearer token allowed to get /metrics (ClusterRole kurz-metrics-reader); false: plain HTTP to anyone who can connect."`
 	// MetricsCertPath is the directory of the metrics server's certificate
 	// (MetricsCertName, MetricsCertKey), reloaded when it changes; empty:
 	// a self-signed certificate made at start.
-	MetricsCertPath, MetricsCertName, MetricsCertKey string
-	HealthProbeBindAddress                           string
+	MetricsCertPath        string `flag:"metrics-cert-path" usage:"Directory of the metrics server's certificate and key, reloaded when they change (default: a self-signed certificate made at start)."`
+	MetricsCertName        string `flag:"metrics-cert-name" usage:"File name of the metrics server's certificate in --metrics-cert-path."`
+	MetricsCertKey         string `flag:"metrics-cert-key" usage:"File name of the metrics server's private key in --metrics-cert-path."`
+	HealthProbeBindAddress string `flag:"health-probe-bind-address" usage:"Address of the /healthz and /readyz probes; \"0\" disables them."`
 	// PprofBindAddress serves net/http/pprof ("0": off), for heap
 	// profiles of a running replica (hack/bench-scale reads them).
-	PprofBindAddress string
+	PprofBindAddress string `flag:"pprof-bind-address" usage:"Address of the Go profiler (/debug/pprof/); \"0\" disables it. It shows internals: keep it on loopback."`
 
-	LeaderElect             bool
-	LeaderElectionNamespace string
-	LeaderElectionID        string
+	LeaderElect             bool   `flag:"leader-elect" usage:"Elect a leader (Lease) among replicas to run the controllers; the API and redirect servers run on every replica."`
+	LeaderElectionNamespace string `flag:"leader-election-namespace" usage:"Namespace of the leader election Lease (default: the pod's namespace)."`
+	LeaderElectionID        string `flag:"leader-election-id" usage:"Name of the leader election Lease."`
 	// LeaseDuration is how long standbys wait after the last renewal
 	// before they take the Lease over.
-	LeaseDuration time.Duration
+	LeaseDuration time.Duration `flag:"leader-election-lease-duration" usage:"How long standbys wait after the leader's last renewal before taking the Lease."`
 	// RenewDeadline is how long the leader keeps trying to renew before it
 	// stops its controllers (it keeps serving) and campaigns again.
-	RenewDeadline time.Duration
+	RenewDeadline time.Duration `flag:"leader-election-renew-deadline" usage:"How long the leader retries renewing the Lease before it stops its controllers (it keeps serving) and campaigns again; less than the lease duration."`
 	// RetryPeriod is the wait between two attempts to take or renew it.
-	RetryPeriod time.Duration
+	RetryPeriod time.Duration `flag:"leader-election-retry-period" usage:"Wait between attempts to take or renew the Lease; well under the renew deadline."`
 
 	// ShutdownDelay is how long a replica keeps serving after a signal
 	// with /readyz failing, so endpoints drop it before it stops listening.
-	ShutdownDelay time.Duration
+	ShutdownDelay time.Duration `flag:"shutdown-delay" usage:"On SIGTERM, how long to keep serving with /readyz failing (so load balancers stop sending traffic) before draining; a second signal exits at once."`
 
-	EnableControllers bool
-	EnableAPI         bool
-	EnableRedirect    bool
+	EnableControllers bool `flag:"controllers" usage:"Run the Link and Domain controllers."`
+	EnableAPI         bool `flag:"api" usage:"Run the /api/v1 server."`
+	EnableRedirect    bool `flag:"redirect" usage:"Run the redirect server."`
 
 	Controllers controllers.Options
 	API         apiserver.Options
@@ -80,32 +83,26 @@ func DefaultOptions() Options {
 
 // BindFlags registers every option on fs, with o's values as defaults.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address of the Prometheus metrics endpoint (/metrics); \"0\" disables it.")
-	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "Serve /metrics over HTTPS to callers with a Kubernetes bearer token allowed to get /metrics (ClusterRole kurz-metrics-reader); false: plain HTTP to anyone who can connect.")
-	fs.StringVar(&o.MetricsCertPath, "metrics-cert-path", o.MetricsCertPath, "Directory of the metrics server's certificate and key, reloaded when they change (default: a self-signed certificate made at start).")
-	fs.StringVar(&o.MetricsCertName, "metrics-cert-name", o.MetricsCertName, "File name of the metrics server's certificate in --metrics-cert-path.")
-	fs.StringVar(&o.MetricsCertKey, "metrics-cert-key", o.MetricsCertKey, "File name of the metrics server's private key in --metrics-cert-path.")
-	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address of the /healthz and /readyz probes; \"0\" disables them.")
-	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address of the Go profiler (/debug/pprof/); \"0\" disables it. It shows internals: keep it on loopback.")
-	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "Elect a leader (Lease) among replicas to run the controllers; the API and redirect servers run on every replica.")
-	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "Namespace of the leader election Lease (default: the pod's namespace).")
-	fs.StringVar(&o.LeaderElectionID, "leader-election-id", o.LeaderElectionID, "Name of the leader election Lease.")
-	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration, "How long standbys wait after the leader's last renewal before taking the Lease.")
-	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline, "How long the leader retries renewing the Lease before it stops its controllers (it keeps serving) and campaigns again; less than the lease duration.")
-	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod, "Wait between attempts to take or renew the Lease; well under the renew deadline.")
-	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "On SIGTERM, how long to keep serving with /readyz failing (so load balancers stop sending traffic) before draining; a second signal exits at once.")
-	fs.BoolVar(&o.EnableControllers, "controllers", o.EnableControllers, "Run the Link and Domain controllers.")
-	fs.BoolVar(&o.EnableAPI, "api", o.EnableAPI, "Run the /api/v1 server.")
-	fs.BoolVar(&o.EnableRedirect, "redirect", o.EnableRedirect, "Run the redirect server.")
+	flagbind.Fields(fs, o)
 	o.Controllers.BindFlags(fs)
 	o.API.BindFlags(fs)
 	o.Redirect.BindFlags(fs)
 }
 
-// Validate rejects options the manager cannot run with. The roles validate
-// their own options.
+// Validate rejects options the manager cannot run with, its own and those
+// of the roles it runs; every message names the flag. New calls it, so bad
+// flags are reported before anything starts.
 func (o Options) Validate() error {
 	var errs []error
+	if o.EnableControllers {
+		errs = append(errs, o.Controllers.Validate())
+	}
+	if o.EnableAPI {
+		errs = append(errs, o.API.Validate())
+	}
+	if o.EnableRedirect {
+		errs = append(errs, o.Redirect.Validate())
+	}
 	if o.LeaderElect {
 		if o.LeaderElectionID == "" {
 			errs = append(errs, errors.New("leader-election-id must not be empty"))

@@ -1,12 +1,13 @@
 package manager
 
 import (
-	"flag"
 	"os"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/optionstest"
 )
 
 func TestOptionsValidate(t *testing.T) {
@@ -35,9 +36,7 @@ func TestOptionsValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
 			o := DefaultOptions()
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			o.BindFlags(fs)
-			g.Expect(fs.Parse(tc.args)).To(Succeed())
+			g.Expect(optionstest.Parse(&o, tc.args...)).To(Succeed())
 			err := o.Validate()
 			if tc.error == "" {
 				g.Expect(err).NotTo(HaveOccurred())

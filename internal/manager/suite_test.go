@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/controllers/controllerstest"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
@@ -85,13 +86,7 @@ func testOptions(t *testing.T, srv *dnstest.Server, ns string) Options {
 	o.LeaderElectionID = unique("kurz-controllers")
 	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 3*time.Second, 2*time.Second, 500*time.Millisecond
 	o.ShutdownDelay = 0
-	c := &o.Controllers
-	c.DNSServer = srv.Addr
-	c.RedirectTargets = []string{targetHost, targetIP}
-	c.DNSRecheckInterval = time.Second
-	c.PendingBackoff = 100 * time.Millisecond
-	c.PendingBackoffMax = 500 * time.Millisecond
-	c.DNSTimeout = 5 * time.Second
+	o.Controllers = controllerstest.Options(srv, targetHost, targetIP)
 	return o
 }
 

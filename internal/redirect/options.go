@@ -12,24 +12,25 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/clientip"
+	"github.com/kurz-dev/kurz/internal/flagbind"
 )
 
 // Options configure the redirect server.
 type Options struct {
 	// BindAddress is where the redirect listener listens.
-	BindAddress string
+	BindAddress string `flag:"redirect-bind-address" usage:"Address the redirect server listens on."`
 	// Status is the code of redirect answers: 301, 302, 307 or 308.
-	Status int
+	Status int `flag:"redirect-status" usage:"HTTP status of redirects: 301, 302, 307 or 308."`
 	// CookieSecret signs the cookies that remember a typed password. Replicas
 	// must share it, or a visitor moved to another replica types the password
 	// again. Empty (and no CookieSecretFile): a random per-process key.
-	CookieSecret string
+	CookieSecret string `flag:"redirect-cookie-secret" usage:"Secret that signs password cookies; share it between replicas (default: a random key per process, so a visitor may have to retype a password on another replica)."`
 	// CookieSecretFile holds the cookie secret (e.g. a mounted Secret).
-	CookieSecretFile string
+	CookieSecretFile string `flag:"redirect-cookie-secret-file" usage:"File holding the password cookie secret (overrides --redirect-cookie-secret)."`
 	// ClickFlushInterval is how often counted clicks are written to status.
-	ClickFlushInterval time.Duration
+	ClickFlushInterval time.Duration `flag:"click-flush-interval" usage:"How often counted clicks are written to the Links' status."`
 	// ClickFlushQPS bounds the rate of click status writes of this replica.
-	ClickFlushQPS float64
+	ClickFlushQPS float64 `flag:"click-flush-qps" usage:"Maximum click status writes per second of one replica."`
 	// TrustedProxies are the networks of the proxies in front of the server
 	// (an ingress): when the TCP peer is in one, the visitor's address for
 	// password rate limits is the right-most untrusted address of
@@ -40,20 +41,20 @@ type Options struct {
 	// (API server unreachable): from the first flush round that fails until
 	// one writes everything, and on shutdown; the next start replays and
 	// then removes it. Empty: such clicks are lost on shutdown.
-	ClickSpool string
+	ClickSpool string `flag:"click-spool" usage:"File where clicks that cannot be written (API server unreachable) are kept, from the first flush that fails and on shutdown, for the next start, which replays them; written only while such clicks are pending. Its directory must be writable and survive restarts (default: none, such clicks are lost on shutdown)."`
 	// ShutdownTimeout bounds the graceful shutdown of the listener and the
 	// final click flush (each).
-	ShutdownTimeout time.Duration
+	ShutdownTimeout time.Duration `flag:"redirect-shutdown-timeout" usage:"Time allowed to drain connections, and then to flush clicks, on shutdown."`
 	// PasswordConcurrency bounds the bcrypt comparisons running at once; an
 	// attempt that finds no free slot within a second gets 429.
-	PasswordConcurrency int
+	PasswordConcurrency int `flag:"redirect-password-concurrency" usage:"Password checks (bcrypt) running at once per replica; an attempt waiting over a second gets 429 (default: half the CPUs, at least 1)."`
 	// MaxConns bounds the open connections, idle ones included; past it the listener
 	// answers 503 and closes.
-	MaxConns int
+	MaxConns int `flag:"redirect-max-conns" usage:"Connections the redirect server holds at once; more are answered 503 and closed."`
 	// MaxConnsPerIP bounds the open connections of one TCP peer address; past it
 	// the listener answers 429 and closes. Behind an ingress the peer is the
 	// ingress: size it for the ingress's connection pool, or 0 (no limit).
-	MaxConnsPerIP int
+	MaxConnsPerIP int `flag:"redirect-max-conns-per-ip" usage:"Connections from one peer address; more are answered 429 and closed (0: no limit; behind an ingress the peer is the ingress)."`
 }
 
 // DefaultOptions returns the production defaults.
@@ -76,26 +77,15 @@ func DefaultOptions() Options {
 
 // BindFlags registers the redirect server's flags on fs.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
-	fs.StringVar(&o.BindAddress, "redirect-bind-address", o.BindAddress, "Address the redirect server listens on.")
-	fs.IntVar(&o.Status, "redirect-status", o.Status, "HTTP status of redirects: 301, 302, 307 or 308.")
-	fs.StringVar(&o.CookieSecret, "redirect-cookie-secret", o.CookieSecret, "Secret that signs password cookies; share it between replicas (default: a random key per process, so a visitor may have to retype a password on another replica).")
-	fs.StringVar(&o.CookieSecretFile, "redirect-cookie-secret-file", o.CookieSecretFile, "File holding the password cookie secret (overrides --redirect-cookie-secret).")
-	fs.DurationVar(&o.ClickFlushInterval, "click-flush-interval", o.ClickFlushInterval, "How often counted clicks are written to the Links' status.")
-	fs.Float64Var(&o.ClickFlushQPS, "click-flush-qps", o.ClickFlushQPS, "Maximum click status writes per second of one replica.")
-	fs.StringVar(&o.ClickSpool, "click-spool", o.ClickSpool, "File where clicks that cannot be written (API server unreachable) are kept, from the first flush that fails and on shutdown, for the next start, which replays them; written only while such clicks are pending. Its directory must be writable and survive restarts (default: none, such clicks are lost on shutdown).")
-	fs.Func("redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).", func(s string) error {
-		p, err := clientip.ParseTrustedProxies(s)
-		o.TrustedProxies = p
-		return err
-	})
-	fs.DurationVar(&o.ShutdownTimeout, "redirect-shutdown-timeout", o.ShutdownTimeout, "Time allowed to drain connections, and then to flush clicks, on shutdown.")
-	fs.IntVar(&o.PasswordConcurrency, "redirect-password-concurrency", o.PasswordConcurrency, "Password checks (bcrypt) running at once per replica; an attempt waiting over a second gets 429 (default: half the CPUs, at least 1).")
-	fs.IntVar(&o.MaxConns, "redirect-max-conns", o.MaxConns, "Connections the redirect server holds at once; more are answered 503 and closed.")
-	fs.IntVar(&o.MaxConnsPerIP, "redirect-max-conns-per-ip", o.MaxConnsPerIP, "Connections from one peer address; more are answered 429 and closed (0: no limit; behind an ingress the peer is the ingress).")
+	flagbind.Fields(fs, o)
+	clientip.BindTrustedProxies(fs, &o.TrustedProxies, "redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).")
 }
 
-// Validate reports options that cannot work.
-func (o *Options) Validate() error {
+// Validate reports options that cannot work; every message names the flag.
+// It looks at the values only: what --click-spool names on disk is checked
+// by Setup (checkSpool), since `kurz dev` validates its flags before it
+// creates the data directory the spool lives in.
+func (o Options) Validate() error {
 	switch o.Status {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 	default:
@@ -106,14 +96,6 @@ func (o *Options) Validate() error {
 	}
 	if o.ClickFlushQPS <= 0 {
 		return errors.New("--click-flush-qps must be positive")
-	}
-	if o.ClickSpool != "" {
-		if st, err := os.Stat(filepath.Dir(o.ClickSpool)); err != nil || !st.IsDir() {
-			return fmt.Errorf("--click-spool %s: its directory must exist", o.ClickSpool)
-		}
-		if st, err := os.Stat(o.ClickSpool); err == nil && st.IsDir() {
-			return fmt.Errorf("--click-spool %s is a directory, not a file", o.ClickSpool)
-		}
 	}
 	if o.ShutdownTimeout <= 0 {
 		return errors.New("--redirect-shutdown-timeout must be positive")
@@ -126,6 +108,22 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxConnsPerIP < 0 {
 		return errors.New("--redirect-max-conns-per-ip must not be negative")
+	}
+	return nil
+}
+
+// checkSpool refuses a --click-spool whose directory is missing or that is
+// itself a directory: the spool is written only when kube-apiserver is
+// unreachable, too late to find out.
+func (o Options) checkSpool() error {
+	if o.ClickSpool == "" {
+		return nil
+	}
+	if st, err := os.Stat(filepath.Dir(o.ClickSpool)); err != nil || !st.IsDir() {
+		return fmt.Errorf("--click-spool %s: its directory must exist", o.ClickSpool)
+	}
+	if st, err := os.Stat(o.ClickSpool); err == nil && st.IsDir() {
+		return fmt.Errorf("--click-spool %s is a directory, not a file", o.ClickSpool)
 	}
 	return nil
 }

@@ -36,11 +36,7 @@ func pendingGauges(g Gomega) [2]float64 {
 // flushes; once it is back and the clicks are stored they drop to zero.
 func TestClicksPendingFollowsAnOutage(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	host := ns + ".pending.test"
-	createDomain(t, ns, "d", host, nil)
-	createLink(t, ns, "k1", host, "k1", "https://dest.example/", nil)
-	createLink(t, ns, "k2", host, "k2", "https://dest.example/", nil)
+	ns, host := twoLinks(t, "pending.test")
 	p := newHoldProxy(t)
 	a := startServerOn(t, p.config(), testOptions())
 	for _, k := range []string{"k1", "k2"} {
@@ -59,7 +55,7 @@ func TestClicksPendingFollowsAnOutage(t *testing.T) {
 	g.Eventually(pendingGauges, 30*time.Second).Should(Equal([2]float64{2, 10}))
 
 	p.setMode(proxyPass)
-	g.Eventually(func() []int64 { return []int64{clicksOf(t, ns, "k1"), clicksOf(t, ns, "k2")} }, 30*time.Second).Should(Equal([]int64{7, 3}))
+	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{7, 3}))
 	g.Eventually(pendingGauges, 30*time.Second).Should(Equal([2]float64{0, 0}))
 }
 

@@ -28,6 +28,23 @@ func createDomain(t *testing.T, ns, name, host string, spec func(*kurzv1alpha1.D
 	return d
 }
 
+// twoLinks creates a namespace holding a Domain of <namespace>.<zone> and
+// the Links k1 and k2 on it, and returns the namespace and the hostname.
+func twoLinks(t *testing.T, zone string) (ns, host string) {
+	t.Helper()
+	ns = newNamespace(t)
+	host = ns + "." + zone
+	createDomain(t, ns, "d", host, nil)
+	createLink(t, ns, "k1", host, "k1", "https://dest.example/", nil)
+	createLink(t, ns, "k2", host, "k2", "https://dest.example/", nil)
+	return ns, host
+}
+
+// twoLinksClicks polls the clicks of twoLinks' k1 and k2.
+func twoLinksClicks(t *testing.T, ns string) func() []int64 {
+	return func() []int64 { return []int64{clicksOf(t, ns, "k1"), clicksOf(t, ns, "k2")} }
+}
+
 func createLink(t *testing.T, ns, name, host, key, url string, spec func(*kurzv1alpha1.LinkSpec)) *kurzv1alpha1.Link {
 	t.Helper()
 	l := &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},

@@ -16,7 +16,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 }
 
 func setup(mgr ctrl.Manager, o Options) (*Server, error) {
-	if err := o.Validate(); err != nil {
+	if err := errors.Join(o.Validate(), o.checkSpool()); err != nil {
 		return nil, err
 	}
 	registerMetrics()

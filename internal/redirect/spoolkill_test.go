@@ -64,11 +64,7 @@ func kill(t *testing.T, ts *testServer, p *holdProxy, path string) []byte {
 // counted before that round; the next start writes every click once.
 func TestSpoolSIGKILLDuringOutage(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	host := ns + ".killoutage.test"
-	createDomain(t, ns, "d", host, nil)
-	createLink(t, ns, "k1", host, "k1", "https://dest.example/", nil)
-	createLink(t, ns, "k2", host, "k2", "https://dest.example/", nil)
+	ns, host := twoLinks(t, "killoutage.test")
 	p := newHoldProxy(t)
 	path := filepath.Join(t.TempDir(), "clicks.spool")
 	o := testOptions()
@@ -92,9 +88,9 @@ func TestSpoolSIGKILLDuringOutage(t *testing.T) {
 	g.Expect(clicksOf(t, ns, "k1") + clicksOf(t, ns, "k2")).To(BeZero())
 
 	startServer(t, o)
-	g.Eventually(func() []int64 { return []int64{clicksOf(t, ns, "k1"), clicksOf(t, ns, "k2")} }, 30*time.Second).Should(Equal([]int64{5, 3}))
+	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
 	g.Eventually(func() *spoolFile { return readSpool(t, path) }, 30*time.Second).Should(BeNil())
-	g.Consistently(func() []int64 { return []int64{clicksOf(t, ns, "k1"), clicksOf(t, ns, "k2")} }, time.Second).Should(Equal([]int64{5, 3}))
+	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
 }
 
 // TestSpoolWriteAhead: a replaying server's patch is applied by the API
@@ -146,9 +142,9 @@ func TestSpoolWriteAhead(t *testing.T) {
 	g.Expect(applied).To(BeElementOf(int64(5), int64(3), int64(8)))
 
 	startServer(t, o)
-	g.Eventually(func() []int64 { return []int64{clicksOf(t, ns, "k1"), clicksOf(t, ns, "k2")} }, 30*time.Second).Should(Equal([]int64{5, 3}))
+	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
 	g.Eventually(func() *spoolFile { return readSpool(t, path) }, 30*time.Second).Should(BeNil())
-	g.Consistently(func() []int64 { return []int64{clicksOf(t, ns, "k1"), clicksOf(t, ns, "k2")} }, time.Second).Should(Equal([]int64{5, 3}))
+	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
 }
 
 // TestNoSpoolInNormalOperation: with the API server answering, the spool's

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/procstop"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
@@ -112,16 +113,7 @@ func (r *replica) kill() {
 	if r.cmd == nil || r.cmd.Process == nil {
 		return
 	}
-	if done, _ := r.exited(); done {
-		return
-	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.done:
-	case <-time.After(30 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.done
-	}
+	_, _ = procstop.Stop(r.cmd.Process, r.done, 30*time.Second)
 }
 
 // ready asks the replica's readiness probe.

@@ -1,0 +1,55 @@
+package procstop_test
+
+import (
+	"os/exec"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/procstop"
+)
+
+// start runs a shell script and returns it with the channel closed when it
+// has exited.
+func start(t *testing.T, script string) (*exec.Cmd, chan struct{}) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	return cmd, done
+}
+
+func TestStopTerminates(t *testing.T) {
+	g := NewWithT(t)
+	cmd, done := start(t, "sleep 60")
+	g.Expect(procstop.Exited(done)).To(BeFalse())
+	killed, err := procstop.Stop(cmd.Process, done, time.Minute)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(killed).To(BeFalse(), "sleep ends on SIGTERM")
+	g.Expect(procstop.Exited(done)).To(BeTrue())
+	killed, err = procstop.Stop(cmd.Process, done, time.Minute)
+	g.Expect(err).NotTo(HaveOccurred(), "stopping a stopped process is a no-op")
+	g.Expect(killed).To(BeFalse())
+}
+
+func TestStopKillsAfterGrace(t *testing.T) {
+	g := NewWithT(t)
+	// The shell ignores SIGTERM; "ready" says the trap is set.
+	cmd := exec.Command("sh", "-c", "trap '' TERM; echo ready; while :; do sleep 1; done")
+	out, err := cmd.StdoutPipe()
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cmd.Start()).To(Succeed())
+	buf := make([]byte, 5)
+	_, err = out.Read(buf)
+	g.Expect(err).NotTo(HaveOccurred())
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	killed, err := procstop.Stop(cmd.Process, done, 100*time.Millisecond)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(killed).To(BeTrue())
+	g.Expect(procstop.Exited(done)).To(BeTrue())
+}

@@ -204,16 +204,8 @@ func TestDomainEditCannotTakeHostname(t *testing.T) {
 	g.Eventually(readyOf(victimLink), timeout, poll).Should(Equal(linkActive))
 	g.Eventually(readyOf(attackerLink), timeout, poll).Should(Equal(linkDomainNotFound))
 
-	// The edit the API refuses, done with kubectl (here: the client). Like
-	// kubectl edit, it retries when a status write of the controller came
-	// between its read and its update.
-	g.Eventually(func() error {
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(attacker), attacker); err != nil {
-			return err
-		}
-		attacker.Spec.Domain = kurzv1alpha1.Hostname(victimHost)
-		return k8sClient.Update(ctx, attacker)
-	}, timeout, poll).Should(Succeed())
+	// The edit the API refuses, done with kubectl (here: the client).
+	setHostname(g, attacker, victimHost)
 	g.Eventually(readyOf(attacker), timeout, poll).Should(Equal(claimed))
 	g.Expect(attacker.Status.Claim.Hostname).To(Equal(victimHost))
 	g.Expect(attacker.Status.Claim.Since.After(victim.Status.Claim.Since.Time)).To(BeTrue())

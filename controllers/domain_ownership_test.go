@@ -89,14 +89,10 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 
 	t.Run("rename away and back", func(t *testing.T) {
 		g := NewWithT(t)
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(victim), victim)).To(Succeed())
-		victim.Spec.Domain = kurzv1alpha1.Hostname(host(t, "elsewhere.victim.test"))
-		g.Expect(k8sClient.Update(ctx, victim)).To(Succeed())
+		setHostname(g, victim, host(t, "elsewhere.victim.test"))
 		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
 		neverServes(g)
-		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(victim), victim)).To(Succeed())
-		victim.Spec.Domain = kurzv1alpha1.Hostname(hostname)
-		g.Expect(k8sClient.Update(ctx, victim)).To(Succeed())
+		setHostname(g, victim, hostname)
 		victimBack(g, victim)
 	})
 

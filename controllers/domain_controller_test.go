@@ -149,7 +149,7 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
 
 	// A hostname change releases the claim: back to the uncontested one.
-	update(g, third, func() { third.Spec.Domain = kurzv1alpha1.Hostname(host(t, "other.claim.test")) })
+	setHostname(g, third, host(t, "other.claim.test"))
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(pending))
 	g.Eventually(readyOf(third), timeout, poll).Should(Equal(pending))
 	g.Expect(third.Status.Record.Name).To(Equal("_kurz-challenge." + host(t, "other.claim.test")))
@@ -193,16 +193,8 @@ func TestDomainEditCannotTakeHostname(t *testing.T) {
 	createReady(g, victimLink, linkActive)
 	g.Eventually(readyOf(attackerLink), timeout, poll).Should(Equal(linkDomainNotFound))
 
-	// The edit the API refuses, done with kubectl (here: the client). Like
-	// kubectl edit, it retries when a status write of the controller came
-	// between its read and its update.
-	g.Eventually(func() error {
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(attacker), attacker); err != nil {
-			return err
-		}
-		attacker.Spec.Domain = kurzv1alpha1.Hostname(victimHost)
-		return k8sClient.Update(ctx, attacker)
-	}, timeout, poll).Should(Succeed())
+	// The edit the API refuses, done with kubectl (here: the client).
+	setHostname(g, attacker, victimHost)
 	g.Eventually(readyOf(attacker), timeout, poll).Should(Equal(claimed))
 	g.Expect(attacker.Status.Claim.Hostname).To(Equal(victimHost))
 	g.Expect(attacker.Status.Claim.Since.After(victim.Status.Claim.Since.Time)).To(BeTrue())
@@ -245,13 +237,6 @@ func TestDomainDNSFailureFollowsSchedule(t *testing.T) {
 	g.Eventually(readyOf(active), timeout, poll).Should(Equal(verified))
 	pendingDomain := newDomain(ns, "pending", host(t, "pending.dnsfail.test"))
 	createReady(g, pendingDomain, pending)
-	// envtest deletes no namespaces: without this the Active Domain stays
-	// and every later Gateway test finds its listener.
-	t.Cleanup(func() {
-		for _, d := range []*kurzv1alpha1.Domain{active, pendingDomain} {
-			NewWithT(t).Expect(client.IgnoreNotFound(k8sClient.Delete(context.Background(), d))).To(Succeed())
-		}
-	})
 	for _, d := range []*kurzv1alpha1.Domain{active, pendingDomain} {
 		g.Eventually(func(g Gomega) *metav1.Time {
 			var cached kurzv1alpha1.Domain

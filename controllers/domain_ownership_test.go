@@ -85,10 +85,10 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 
 	t.Run("rename away and back", func(t *testing.T) {
 		g := NewWithT(t)
-		update(g, victim, func() { victim.Spec.Domain = kurzv1alpha1.Hostname(host(t, "elsewhere.victim.test")) })
+		setHostname(g, victim, host(t, "elsewhere.victim.test"))
 		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
 		neverServes(g)
-		update(g, victim, func() { victim.Spec.Domain = kurzv1alpha1.Hostname(hostname) })
+		setHostname(g, victim, hostname)
 		victimBack(g, victim)
 	})
 

@@ -167,7 +167,7 @@ func TestGatewayFollowsDomain(t *testing.T) {
 
 	// Renamed: the route and the listener follow, in the same Gateway.
 	publishTXT(t, srv, ns, hostB)
-	update(g, d, func() { d.Spec.Domain = kurzv1alpha1.Hostname(hostB) })
+	setHostname(g, d, hostB)
 	g.Eventually(listenerHosts(gwNS, false), timeout, poll).Should(Equal(map[string][]string{"kurz-0": {hostB}}))
 	g.Eventually(func(g Gomega) []gatewayv1.ParentReference {
 		r := routeOf(gwNS, ns, "go")(g)

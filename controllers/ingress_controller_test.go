@@ -117,7 +117,7 @@ func TestIngressFollowsDomain(t *testing.T) {
 
 	// Renamed: the same Ingress routes the new hostname once it is verified.
 	publishTXT(t, srv, ns, hostB)
-	update(g, d, func() { d.Spec.Domain = kurzv1alpha1.Hostname(hostB) })
+	setHostname(g, d, hostB)
 	g.Eventually(func(g Gomega) []networkingv1.IngressTLS {
 		ing := ingressOf(ingressNS, ns, "go")(g)
 		g.Expect(ing).NotTo(BeNil())

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -162,7 +163,32 @@ func newNamespace(t testing.TB, prefix string) string {
 	if err := k8sClient.Create(context.Background(), ns); err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}
+	// envtest runs no namespace controller, so a namespace's objects would
+	// outlive its test: an Active Domain left behind would get routes in a
+	// later test's Gateways and claim hostnames. Delete them when the test
+	// ends (before its manager stops, which was started earlier).
+	t.Cleanup(func() {
+		ctx := context.Background()
+		for _, o := range []client.Object{&kurzv1alpha1.Link{}, &kurzv1alpha1.Domain{}} {
+			if err := k8sClient.DeleteAllOf(ctx, o, client.InNamespace(name)); err != nil {
+				t.Errorf("clean up namespace %s: %v", name, err)
+			}
+		}
+	})
 	return name
+}
+
+// setHostname changes d's hostname as kubectl edit would: it reads d and
+// updates it, and retries when a status write of the controller came
+// between the two.
+func setHostname(g Gomega, d *kurzv1alpha1.Domain, hostname string) {
+	g.Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(d), d); err != nil {
+			return err
+		}
+		d.Spec.Domain = kurzv1alpha1.Hostname(hostname)
+		return k8sClient.Update(context.Background(), d)
+	})).To(Succeed())
 }
 
 func newDomain(ns, name, host string) *kurzv1alpha1.Domain {

@@ -20,17 +20,20 @@ import (
 func TestControlPlaneSettings(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
-		opts       devenv.Options
+		tune       func(*devenv.Options)
 		watchCache bool
 		quota      string
 	}{
 		{name: "defaults", quota: "8.589934592e+09"},
-		{name: "watch cache and quota asked for", opts: devenv.Options{LinksWatchCache: true, EtcdQuotaBytes: 3 << 30}, watchCache: true, quota: "3.221225472e+09"},
+		{name: "watch cache and quota asked for", tune: func(o *devenv.Options) { o.LinksWatchCache, o.EtcdQuotaBytes = true, 3<<30 }, watchCache: true, quota: "3.221225472e+09"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			o := tt.opts
+			o := devenv.DefaultOptions()
 			o.DataDir = t.TempDir()
+			if tt.tune != nil {
+				tt.tune(&o)
+			}
 			env, err := devenv.Start(t.Context(), o)
 			g.Expect(err).NotTo(HaveOccurred())
 			defer func() { g.Expect(env.Stop()).To(Succeed()) }()

@@ -6,17 +6,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/dns"
@@ -44,17 +37,10 @@ type DomainReconciler struct {
 // DNS rechecks are driven by RequeueAfter alone. Only a recorded claim
 // wakes the other Domains of its hostname.
 func (r *DomainReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
-	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("domain").
-		For(&kurzv1alpha1.Domain{}, specChanged).
-		// A Domain appearing, leaving, changing hostname or recording its
-		// claim can take or release the hostname of the Domains that
-		// share it.
-		Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(r.domainsSharingHostname),
-			builder.WithPredicates(specOrClaimChanged)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
-		Complete(r)
+	b := statusController(mgr, "domain", &kurzv1alpha1.Domain{}, workers)
+	// A Domain appearing, leaving, changing hostname or recording its
+	// claim can take or release the hostname of the Domains that share it.
+	return watchDomains(b, r.domainsSharingHostname).Complete(r)
 }
 
 // +kubebuilder:rbac:groups=kurz.dev,resources=domains,verbs=get;list;watch
@@ -65,13 +51,9 @@ func (r *DomainReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error
 // Reconcile computes a Domain's status, checking DNS when a check is due,
 // and patches the status when it changed.
 func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	d := &kurzv1alpha1.Domain{}
-	if err := r.Get(ctx, req.NamespacedName, d); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if d.DeletionTimestamp != nil {
-		// Being deleted: it no longer claims its hostname.
-		return ctrl.Result{}, nil
+	d, err := getLive[kurzv1alpha1.Domain](ctx, r, req)
+	if d == nil || err != nil {
+		return ctrl.Result{}, err
 	}
 	orig := d.DeepCopy()
 
@@ -85,14 +67,11 @@ func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	}
 	result, lock := r.setStatus(ctx, d, claimants.Items, ns.UID, r.Now())
 
-	if !apiequality.Semantic.DeepEqual(orig.Status, d.Status) {
-		if err := patchStatus(ctx, r.Client, orig, d, lock); err != nil {
-			if apierrors.IsConflict(err) {
-				ctrl.LoggerFrom(ctx).V(1).Info("status changed meanwhile, retrying", "domain", klog.KObj(d))
-				return ctrl.Result{RequeueAfter: conflictRetry}, nil
-			}
-			return ctrl.Result{}, err
-		}
+	patched, retry, err := patchChangedStatus(ctx, r.Client, orig, d, lock, "domain")
+	if err != nil || !retry.IsZero() {
+		return retry, err
+	}
+	if patched {
 		recordTransition(r.Recorder, d, readyChanged(orig.Status.Conditions, d.Status.Conditions))
 	}
 	return result, nil

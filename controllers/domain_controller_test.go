@@ -32,14 +32,12 @@ const (
 
 func TestDomainVerifiedByTXT(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
 	startControllers(t, srv)
 	ns := newNamespace(t, "txt")
 
 	d := newDomain(ns, "go", host(t, "go.txt.test"))
-	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
-	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
+	createReady(g, d, pending)
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 	token := d.Status.VerificationToken
 	g.Expect(token).To(HavePrefix("kurz-"))
@@ -117,23 +115,19 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	nsA, nsC := newNamespace(t, "claim"), newNamespace(t, "claim")
 
 	owner := newDomain(nsA, "go", hostname)
-	g.Expect(k8sClient.Create(ctx, owner)).To(Succeed())
-	g.Eventually(readyOf(owner), timeout, poll).Should(Equal(pending))
+	createReady(g, owner, pending)
 	second := newDomain(nsA, "go-2", hostname)
-	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
-	g.Eventually(readyOf(second), timeout, poll).Should(Equal(claimed))
+	createReady(g, second, claimed)
 	g.Expect(second.Status.Claim.Contested).To(BeFalse(), "its own workspace held the hostname")
 	g.Expect(second.Status.Conditions[0].Message).To(ContainSubstring("Domain go, which is older,"))
 	third := newDomain(nsC, "go", hostname)
-	g.Expect(k8sClient.Create(ctx, third)).To(Succeed())
-	g.Eventually(readyOf(third), timeout, poll).Should(Equal(claimed))
+	createReady(g, third, claimed)
 	g.Expect(third.Status.Claim.Contested).To(BeTrue())
 	g.Expect(third.Status.Conditions[0].Message).NotTo(ContainSubstring(nsA), "another workspace is never named")
 
 	// A link of a claimed hostname does not serve.
 	l := newLink(nsC, "l", hostname, "k")
-	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
-	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
+	createReady(g, l, linkDomainNotFound)
 	g.Expect(l.Status.Conditions[0].Message).To(ContainSubstring("does not own its hostname"))
 
 	// The owner goes: the uncontested claim passes on, the contested one
@@ -155,9 +149,7 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
 
 	// A hostname change releases the claim: back to the uncontested one.
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(third), third)).To(Succeed())
-	third.Spec.Domain = kurzv1alpha1.Hostname(host(t, "other.claim.test"))
-	g.Expect(k8sClient.Update(ctx, third)).To(Succeed())
+	setHostname(g, third, host(t, "other.claim.test"))
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(pending))
 	g.Eventually(readyOf(third), timeout, poll).Should(Equal(pending))
 	g.Expect(third.Status.Record.Name).To(Equal("_kurz-challenge." + host(t, "other.claim.test")))
@@ -184,8 +176,7 @@ func TestDomainEditCannotTakeHostname(t *testing.T) {
 	nsA, nsB := newNamespace(t, "hijack"), newNamespace(t, "hijack")
 
 	attacker := newDomain(nsA, "d", oldHost)
-	g.Expect(k8sClient.Create(ctx, attacker)).To(Succeed())
-	g.Eventually(readyOf(attacker), timeout, poll).Should(Equal(pending))
+	createReady(g, attacker, pending)
 	g.Expect(attacker.Status.Claim).NotTo(BeNil())
 	g.Expect(attacker.Status.Claim.Hostname).To(Equal(oldHost))
 	attackerLink := newLink(nsA, "l", victimHost, "k")
@@ -194,14 +185,12 @@ func TestDomainEditCannotTakeHostname(t *testing.T) {
 	// The victim's Domain is the newer one, whatever the namespace names.
 	g.Eventually(time.Now, timeout, poll).Should(BeTemporally(">", attacker.CreationTimestamp.Add(time.Second)))
 	victim := newDomain(nsB, "d", victimHost)
-	g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
-	g.Eventually(readyOf(victim), timeout, poll).Should(Equal(pending))
+	createReady(g, victim, pending)
 	g.Expect(victim.CreationTimestamp.After(attacker.CreationTimestamp.Time)).To(BeTrue())
 	srv.Set("_kurz-challenge."+victimHost, dnsTypeTXT, victim.Status.VerificationToken)
 	g.Eventually(readyOf(victim), timeout, poll).Should(Equal(verified))
 	victimLink := newLink(nsB, "l", victimHost, "k")
-	g.Expect(k8sClient.Create(ctx, victimLink)).To(Succeed())
-	g.Eventually(readyOf(victimLink), timeout, poll).Should(Equal(linkActive))
+	createReady(g, victimLink, linkActive)
 	g.Eventually(readyOf(attackerLink), timeout, poll).Should(Equal(linkDomainNotFound))
 
 	// The edit the API refuses, done with kubectl (here: the client).
@@ -243,13 +232,11 @@ func TestDomainDNSFailureFollowsSchedule(t *testing.T) {
 	ns := newNamespace(t, "dnsfail")
 
 	active := newDomain(ns, "active", host(t, "active.dnsfail.test"))
-	g.Expect(k8sClient.Create(ctx, active)).To(Succeed())
-	g.Eventually(readyOf(active), timeout, poll).Should(Equal(pending))
+	createReady(g, active, pending)
 	srv.Set("_kurz-challenge."+string(active.Spec.Domain), dnsTypeTXT, active.Status.VerificationToken)
 	g.Eventually(readyOf(active), timeout, poll).Should(Equal(verified))
 	pendingDomain := newDomain(ns, "pending", host(t, "pending.dnsfail.test"))
-	g.Expect(k8sClient.Create(ctx, pendingDomain)).To(Succeed())
-	g.Eventually(readyOf(pendingDomain), timeout, poll).Should(Equal(pending))
+	createReady(g, pendingDomain, pending)
 	for _, d := range []*kurzv1alpha1.Domain{active, pendingDomain} {
 		g.Eventually(func(g Gomega) *metav1.Time {
 			var cached kurzv1alpha1.Domain

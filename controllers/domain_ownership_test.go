@@ -37,17 +37,14 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 	nsV, nsB := newNamespace(t, "victim"), newNamespace(t, "squat")
 
 	victim := newDomain(nsV, "links", hostname)
-	g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
-	g.Eventually(readyOf(victim), timeout, poll).Should(Equal(verified))
+	createReady(g, victim, verified)
 	g.Expect(victim.Status.Claim.Contested).To(BeFalse())
 	g.Expect(victim.Status.Claim.Proof).To(Equal(kurzv1alpha1.ProofTarget))
 	victimLink := newLink(nsV, "l", hostname, "k")
-	g.Expect(k8sClient.Create(ctx, victimLink)).To(Succeed())
-	g.Eventually(readyOf(victimLink), timeout, poll).Should(Equal(linkActive))
+	createReady(g, victimLink, linkActive)
 
 	squat := newDomain(nsB, "links", hostname)
-	g.Expect(k8sClient.Create(ctx, squat)).To(Succeed())
-	g.Eventually(readyOf(squat), timeout, poll).Should(Equal(claimed))
+	createReady(g, squat, claimed)
 	g.Expect(squat.Status.Claim.Contested).To(BeTrue())
 	// The condition says what would move the hostname: the squatter's own
 	// record, which only the DNS owner can publish.
@@ -55,8 +52,7 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 	g.Expect(squat.Status.Conditions[0].Message).To(ContainSubstring(squat.Status.Record.Value))
 	g.Expect(squat.Status.Conditions[0].Message).NotTo(ContainSubstring(nsV))
 	squatLink := newLink(nsB, "l", hostname, "k")
-	g.Expect(k8sClient.Create(ctx, squatLink)).To(Succeed())
-	g.Eventually(readyOf(squatLink), timeout, poll).Should(Equal(linkDomainNotFound))
+	createReady(g, squatLink, linkDomainNotFound)
 
 	// neverServes: the squatter's Domain and link stay out, for a while.
 	neverServes := func(g Gomega) {
@@ -137,16 +133,13 @@ func TestBuyerTakesOverWithTXT(t *testing.T) {
 	g.Expect(k8sClient.Create(ctx, stale)).To(Succeed())
 	g.Eventually(readyOf(stale), timeout, poll).Should(Equal(pending), "no DNS: owns by age, unproven")
 	staleLink := newLink(nsOld, "l", hostname, "k")
-	g.Expect(k8sClient.Create(ctx, staleLink)).To(Succeed())
-	g.Eventually(readyOf(staleLink), timeout, poll).Should(Equal(linkActive))
+	createReady(g, staleLink, linkActive)
 
 	buyer := newDomain(nsNew, "go", hostname)
-	g.Expect(k8sClient.Create(ctx, buyer)).To(Succeed())
-	g.Eventually(readyOf(buyer), timeout, poll).Should(Equal(claimed))
+	createReady(g, buyer, claimed)
 	g.Expect(buyer.Status.Claim.Contested).To(BeTrue())
 	buyerLink := newLink(nsNew, "l", hostname, "k")
-	g.Expect(k8sClient.Create(ctx, buyerLink)).To(Succeed())
-	g.Eventually(readyOf(buyerLink), timeout, poll).Should(Equal(linkDomainNotFound))
+	createReady(g, buyerLink, linkDomainNotFound)
 
 	srv.Set(buyer.Status.Record.Name, dnsTypeTXT, buyer.Status.Record.Value)
 	g.Eventually(readyOf(buyer), timeout, poll).Should(Equal(verified))

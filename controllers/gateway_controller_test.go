@@ -103,8 +103,7 @@ func TestGatewayFollowsDomain(t *testing.T) {
 	hostA, hostB := host(t, "go.gw.test"), host(t, "links.gw.test")
 
 	d := newDomain(ns, "go", hostA)
-	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
-	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
+	createReady(g, d, pending)
 	g.Eventually(tlsReadyOf(d), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 	g.Expect(meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionTLSReady).Message).To(ContainSubstring("No Gateway listener routes"))
 	g.Expect(routeOf(gwNS, ns, "go")(g)).To(BeNil(), "no HTTPRoute before the Domain is verified")
@@ -168,9 +167,7 @@ func TestGatewayFollowsDomain(t *testing.T) {
 
 	// Renamed: the route and the listener follow, in the same Gateway.
 	publishTXT(t, srv, ns, hostB)
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), d)).To(Succeed())
-	d.Spec.Domain = kurzv1alpha1.Hostname(hostB)
-	g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
+	setHostname(g, d, hostB)
 	g.Eventually(listenerHosts(gwNS, false), timeout, poll).Should(Equal(map[string][]string{"kurz-0": {hostB}}))
 	g.Eventually(func(g Gomega) []gatewayv1.ParentReference {
 		r := routeOf(gwNS, ns, "go")(g)
@@ -202,8 +199,7 @@ func TestGatewayOnlyForTheHostnameOwner(t *testing.T) {
 	g.Eventually(tlsReadyOf(a), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonSecretMissing))
 
 	b := newDomain(nsB, "go", h)
-	g.Expect(k8sClient.Create(ctx, b)).To(Succeed())
-	g.Eventually(readyOf(b), timeout, poll).Should(Equal(claimed))
+	createReady(g, b, claimed)
 	g.Eventually(tlsReadyOf(b), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 	g.Expect(routeOf(gwNS, nsB, "go")(g)).To(BeNil(), "a Domain that does not hold its hostname gets no HTTPRoute")
 

@@ -88,8 +88,7 @@ func TestGitOpsHealthOfEveryState(t *testing.T) {
 
 	t.Log("verified Domain and active Link: Current")
 	domA := newDomain(nsA, "go", hostname)
-	g.Expect(k8sClient.Create(ctx, domA)).To(Succeed())
-	g.Eventually(readyOf(domA), timeout, poll).Should(Equal(verified))
+	createReady(g, domA, verified)
 	g.Eventually(healthOf(t, domA), timeout, poll).Should(reads(status.CurrentStatus, "Healthy", "Verified: "+hostname+" points at a redirect target"))
 	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
 	g.Eventually(healthOf(t, first), timeout, poll).Should(reads(status.CurrentStatus, "Healthy", "Active: The link serves"))
@@ -97,28 +96,24 @@ func TestGitOpsHealthOfEveryState(t *testing.T) {
 	t.Log("expired Link: a settled end state, Current")
 	expired := newLink(nsA, "expired", hostname, "old")
 	expired.Spec.ExpiresAt = &metav1.Time{Time: time.Now().Add(-time.Hour)}
-	g.Expect(k8sClient.Create(ctx, expired)).To(Succeed())
-	g.Eventually(readyOf(expired), timeout, poll).Should(Equal(linkExpired))
+	createReady(g, expired, linkExpired)
 	g.Eventually(healthOf(t, expired), timeout, poll).Should(reads(status.CurrentStatus, "Healthy", "Expired: The link expired at"))
 
 	t.Log("key conflict: Stalled")
 	// Named after "first": creation times tie within a second, and ties
 	// break on the name.
 	dup := newLink(nsA, "second", hostname, "k")
-	g.Expect(k8sClient.Create(ctx, dup)).To(Succeed())
-	g.Eventually(readyOf(dup), timeout, poll).Should(Equal(linkKeyConflict))
+	createReady(g, dup, linkKeyConflict)
 	g.Eventually(healthOf(t, dup), timeout, poll).Should(reads(status.FailedStatus, "Degraded", "KeyConflict: Link first, which is older, holds the key"))
 
 	t.Log("Domain waiting for DNS: Reconciling")
 	waitDNS := newDomain(nsA, "pending", host(t, "pending.health.test"))
-	g.Expect(k8sClient.Create(ctx, waitDNS)).To(Succeed())
-	g.Eventually(readyOf(waitDNS), timeout, poll).Should(Equal(pending))
+	createReady(g, waitDNS, pending)
 	g.Eventually(healthOf(t, waitDNS), timeout, poll).Should(reads(status.InProgressStatus, "Progressing", "VerificationPending: Publish the TXT record"))
 
 	t.Log("hostname held by another workspace: Domain and its Link Stalled")
 	squat := newDomain(nsB, "go", hostname)
-	g.Expect(k8sClient.Create(ctx, squat)).To(Succeed())
-	g.Eventually(readyOf(squat), timeout, poll).Should(Equal(claimed))
+	createReady(g, squat, claimed)
 	g.Eventually(healthOf(t, squat), timeout, poll).Should(reads(status.FailedStatus, "Degraded", "DomainClaimed: The hostname "+hostname+" is held by"))
 	squatLink := newLink(nsB, "l", hostname, "k")
 	g.Expect(k8sClient.Create(ctx, squatLink)).To(Succeed())
@@ -133,13 +128,9 @@ func TestGitOpsHealthOfEveryState(t *testing.T) {
 
 	t.Log("an edit kurz has not reconciled yet: InProgress whatever the conditions")
 	stop()
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(waitDNS), waitDNS)).To(Succeed())
-	waitDNS.Spec.NotFoundURL = ptrURL("https://example.com/")
-	g.Expect(k8sClient.Update(ctx, waitDNS)).To(Succeed())
+	update(g, waitDNS, func() { waitDNS.Spec.NotFoundURL = ptrURL("https://example.com/") })
 	g.Expect(healthOf(t, waitDNS)(g)).To(reads(status.InProgressStatus, "Progressing", "Waiting for kurz to reconcile generation 2 of the Domain"))
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dup), dup)).To(Succeed())
-	dup.Spec.Key = "other"
-	g.Expect(k8sClient.Update(ctx, dup)).To(Succeed())
+	update(g, dup, func() { dup.Spec.Key = "other" })
 	g.Expect(healthOf(t, dup)(g)).To(reads(status.InProgressStatus, "Progressing", "Waiting for kurz to reconcile generation 2 of the Link"))
 }
 

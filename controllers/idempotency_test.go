@@ -84,8 +84,7 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 	pendingDomain := newDomain(ns, "pending", host(t, "pending.idem.test"))
 	g.Expect(k8sClient.Create(ctx, pendingDomain)).To(Succeed())
 	d := newDomain(ns, "go", hostname)
-	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
-	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
+	createReady(g, d, pending)
 	srv.Set("_kurz-challenge."+hostname, dnsTypeTXT, d.Status.VerificationToken)
 	// Spec change forces a check (and shows updatedAt is stamped).
 	d.Spec.NotFoundURL = ptrTo(kurzv1alpha1.URL("https://example.com/404"))

@@ -82,8 +82,7 @@ func TestIngressFollowsDomain(t *testing.T) {
 	hostA, hostB := host(t, "go.ing.test"), host(t, "links.ing.test")
 
 	d := newDomain(ns, "go", hostA)
-	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
-	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
+	createReady(g, d, pending)
 	g.Eventually(tlsReadyOf(d), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 	g.Expect(ingressOf(ingressNS, ns, "go")(g)).To(BeNil(), "no Ingress before the Domain is verified")
 
@@ -118,9 +117,7 @@ func TestIngressFollowsDomain(t *testing.T) {
 
 	// Renamed: the same Ingress routes the new hostname once it is verified.
 	publishTXT(t, srv, ns, hostB)
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), d)).To(Succeed())
-	d.Spec.Domain = kurzv1alpha1.Hostname(hostB)
-	g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
+	setHostname(g, d, hostB)
 	g.Eventually(func(g Gomega) []networkingv1.IngressTLS {
 		ing := ingressOf(ingressNS, ns, "go")(g)
 		g.Expect(ing).NotTo(BeNil())
@@ -135,7 +132,6 @@ func TestIngressFollowsDomain(t *testing.T) {
 
 func TestIngressOnlyForTheHostnameOwner(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
 	ingressNS := startIngressControllers(t, srv, time.Hour)
 	nsA, nsB := newNamespace(t, "own-a"), newNamespace(t, "own-b")
@@ -144,13 +140,11 @@ func TestIngressOnlyForTheHostnameOwner(t *testing.T) {
 	// A is proven by its CNAME; B, younger, only claims.
 	srv.Set(h, dnsTypeCNAME, targetHost+".")
 	a := newDomain(nsA, "go", h)
-	g.Expect(k8sClient.Create(ctx, a)).To(Succeed())
-	g.Eventually(readyOf(a), timeout, poll).Should(Equal(verified))
+	createReady(g, a, verified)
 	g.Eventually(ingressOf(ingressNS, nsA, "go"), timeout, poll).ShouldNot(BeNil())
 
 	b := newDomain(nsB, "go", h)
-	g.Expect(k8sClient.Create(ctx, b)).To(Succeed())
-	g.Eventually(readyOf(b), timeout, poll).Should(Equal(claimed))
+	createReady(g, b, claimed)
 	g.Eventually(tlsReadyOf(b), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 	g.Consistently(ingressOf(ingressNS, nsB, "go"), "1s", poll).Should(BeNil(), "a Domain that does not hold its hostname gets no Ingress")
 
@@ -223,8 +217,7 @@ func TestNoIngressWithoutIngressClass(t *testing.T) {
 
 	publishTXT(t, srv, ns, h)
 	d := newDomain(ns, "go", h)
-	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
-	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
+	createReady(g, d, verified)
 	g.Consistently(func(g Gomega) []networkingv1.Ingress {
 		var list networkingv1.IngressList
 		g.Expect(k8sClient.List(ctx, &list, client.MatchingLabels{routing.LabelDomainNamespace: ns})).To(Succeed())
@@ -268,8 +261,7 @@ func TestIngressNameTakenByAnother(t *testing.T) {
 
 	publishTXT(t, srv, ns, h)
 	d := newDomain(ns, "go", h)
-	g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
-	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
+	createReady(g, d, verified)
 	g.Eventually(func(g Gomega) string {
 		g.Expect(tlsReadyOf(d)(g)).To(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 		return meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionTLSReady).Message

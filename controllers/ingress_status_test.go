@@ -69,9 +69,7 @@ func TestTLSReadyFollowsCertificateAndSecret(t *testing.T) {
 
 	// A certificate for another name does not count.
 	other := tlsSecret(t, ingressNS, secretName, "other.example", notAfter)
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
-	secret.Data = other.Data
-	g.Expect(k8sClient.Update(ctx, secret)).To(Succeed())
+	update(g, secret, func() { secret.Data = other.Data })
 	g.Eventually(tlsReadyOf(d), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonCertificateInvalid))
 	g.Expect(d.Status.TLS.NotAfter).To(BeNil())
 	// Neither the certificate nor the key ever reach the condition.

@@ -48,13 +48,11 @@ func TestLeaderElection(t *testing.T) {
 
 	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.le.test")))).To(Succeed())
 	first := newLink(ns, "first", host(t, "go.le.test"), "a")
-	g.Expect(k8sClient.Create(ctx, first)).To(Succeed())
-	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
+	createReady(g, first, linkActive)
 
 	stops[leader]()
 	g.Eventually(func() bool { return isElected(standby) }, 20*time.Second, poll).Should(BeTrue(),
 		"the standby takes over within 20s")
 	second := newLink(ns, "second", host(t, "go.le.test"), "b")
-	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
-	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkActive))
+	createReady(g, second, linkActive)
 }

@@ -5,17 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
@@ -43,20 +37,14 @@ type LinkReconciler struct {
 // flushes, label and annotation edits), so they never cause a reconcile;
 // except a Domain's recorded claim, which decides who holds a hostname.
 func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
-	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("link").
-		For(&kurzv1alpha1.Link{}, specChanged).
+	b := statusController(mgr, "link", &kurzv1alpha1.Link{}, workers).
 		// A link appearing, leaving or changing its domain or key can win
 		// or lose the key for the links that share it.
-		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey), specChanged).
-		// A Domain appearing, leaving, changing hostname or recording its
-		// claim decides whether the links of that hostname (in any
-		// namespace) serve.
-		Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(r.linksOfDomain),
-			builder.WithPredicates(specOrClaimChanged)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)}).
-		Complete(r)
+		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey), specChanged())
+	// A Domain appearing, leaving, changing hostname or recording its
+	// claim decides whether the links of that hostname (in any namespace)
+	// serve.
+	return watchDomains(b, r.linksOfDomain).Complete(r)
 }
 
 // +kubebuilder:rbac:groups=kurz.dev,resources=links,verbs=get;list;watch
@@ -66,13 +54,9 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 
 // Reconcile computes a Link's status and patches it when it changed.
 func (r *LinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	link := &kurzv1alpha1.Link{}
-	if err := r.Get(ctx, req.NamespacedName, link); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if link.DeletionTimestamp != nil {
-		// Being deleted (someone else's finalizer): it already lost its key.
-		return ctrl.Result{}, nil
+	link, err := getLive[kurzv1alpha1.Link](ctx, r, req)
+	if link == nil || err != nil {
+		return ctrl.Result{}, err
 	}
 	orig := link.DeepCopy()
 	now := r.Now()
@@ -83,17 +67,12 @@ func (r *LinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	}
 	stamped := setLinkStatus(link, in, now)
 
-	if !apiequality.Semantic.DeepEqual(orig.Status, link.Status) {
-		if err := patchStatus(ctx, r.Client, orig, link, stamped); err != nil {
-			if apierrors.IsConflict(err) {
-				ctrl.LoggerFrom(ctx).V(1).Info("status changed meanwhile, retrying", "link", klog.KObj(link))
-				return ctrl.Result{RequeueAfter: conflictRetry}, nil
-			}
-			return ctrl.Result{}, err
-		}
-		if c := readyChanged(orig.Status.Conditions, link.Status.Conditions); c != nil && !firstActive(orig, c) {
-			recordTransition(r.Recorder, link, c)
-		}
+	patched, retry, err := patchChangedStatus(ctx, r.Client, orig, link, stamped, "link")
+	if err != nil || !retry.IsZero() {
+		return retry, err
+	}
+	if c := readyChanged(orig.Status.Conditions, link.Status.Conditions); patched && c != nil && !firstActive(orig, c) {
+		recordTransition(r.Recorder, link, c)
 	}
 	return linkRequeue(link, now), nil
 }

@@ -27,8 +27,7 @@ func TestLinkDomainNotFound(t *testing.T) {
 	ns, other := newNamespace(t, "nf"), newNamespace(t, "nf")
 
 	l := newLink(ns, "l", host(t, "go.nf.test"), "k")
-	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
-	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
+	createReady(g, l, linkDomainNotFound)
 	g.Expect(l.Status.ShortURL).To(Equal("https://" + host(t, "go.nf.test") + "/k"))
 
 	// A Domain of another namespace does not count.
@@ -56,9 +55,7 @@ func TestLinkDomainNotFound(t *testing.T) {
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
 
 	// Moving the link to a hostname without a Domain.
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
-	l.Spec.Domain = kurzv1alpha1.Hostname(host(t, "nowhere.nf.test"))
-	g.Expect(k8sClient.Update(ctx, l)).To(Succeed())
+	update(g, l, func() { l.Spec.Domain = kurzv1alpha1.Hostname(host(t, "nowhere.nf.test")) })
 	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkDomainNotFound))
 	g.Expect(l.Status.ShortURL).To(Equal("https://" + host(t, "nowhere.nf.test") + "/k"))
 
@@ -74,28 +71,23 @@ func TestLinkKeyConflict(t *testing.T) {
 	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.kc.test")))).To(Succeed())
 
 	first := newLink(ns, "b-first", host(t, "go.kc.test"), "k")
-	g.Expect(k8sClient.Create(ctx, first)).To(Succeed())
-	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
+	createReady(g, first, linkActive)
 
 	// Created in a later second: it loses although its name sorts first
 	// (creationTimestamp decides before names do).
 	g.Eventually(func() bool { return time.Now().Truncate(time.Second).After(first.CreationTimestamp.Time) }, timeout, poll).Should(BeTrue())
 	second := newLink(ns, "a-second", host(t, "go.kc.test"), "k")
-	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
-	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkKeyConflict))
+	createReady(g, second, linkKeyConflict)
 	g.Expect(second.Status.Conditions[0].Message).To(ContainSubstring("b-first"))
 	g.Consistently(readyOf(first), "1s", poll).Should(Equal(linkActive))
 
 	// The same key in another namespace is no conflict (that namespace
 	// cannot hold the hostname, so it reports DomainNotFound instead).
 	elsewhere := newLink(other, "c", host(t, "go.kc.test"), "k")
-	g.Expect(k8sClient.Create(ctx, elsewhere)).To(Succeed())
-	g.Eventually(readyOf(elsewhere), timeout, poll).Should(Equal(linkDomainNotFound))
+	createReady(g, elsewhere, linkDomainNotFound)
 
 	// The winner moves to another key: the loser takes over.
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())
-	first.Spec.Key = "k2"
-	g.Expect(k8sClient.Update(ctx, first)).To(Succeed())
+	update(g, first, func() { first.Spec.Key = "k2" })
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkActive))
 	g.Expect(readyOf(first)(g)).To(Equal(linkActive))
 
@@ -115,16 +107,13 @@ func TestLinkKeyConflict(t *testing.T) {
 func TestLinkExpiry(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	startControllers(t, newDNS(t))
-	ns := newNamespace(t, "exp")
-	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.exp.test")))).To(Succeed())
+	ns, h := startWithDomain(t, "exp")
 
 	// expiresAt has one-second resolution in the API.
 	expiresAt := metav1.NewTime(time.Now().Add(4 * time.Second).Truncate(time.Second))
-	l := newLink(ns, "l", host(t, "go.exp.test"), "k")
+	l := newLink(ns, "l", h, "k")
 	l.Spec.ExpiresAt = &expiresAt
-	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
-	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
+	createReady(g, l, linkActive)
 
 	// It flips by itself, within a second of expiresAt.
 	g.Eventually(readyOf(l), time.Until(expiresAt.Time)+time.Second, poll).Should(Equal(linkExpired))
@@ -149,14 +138,11 @@ func TestLinkExpiry(t *testing.T) {
 func TestLinkStatusFields(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	startControllers(t, newDNS(t))
-	ns := newNamespace(t, "st")
-	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.st.test")))).To(Succeed())
+	ns, h := startWithDomain(t, "st")
 
-	l := newLink(ns, "l", host(t, "go.st.test"), "k")
-	g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
-	g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive))
-	g.Expect(l.Status.ShortURL).To(Equal("https://" + host(t, "go.st.test") + "/k"))
+	l := newLink(ns, "l", h, "k")
+	createReady(g, l, linkActive)
+	g.Expect(l.Status.ShortURL).To(Equal("https://" + h + "/k"))
 	g.Expect(l.Status.ObservedGeneration).To(Equal(l.Generation))
 	g.Expect(l.Status.CreatedAt).NotTo(BeNil())
 	g.Expect(l.Status.UpdatedAt).To(Equal(l.Status.CreatedAt))
@@ -170,9 +156,7 @@ func TestLinkStatusFields(t *testing.T) {
 	g.Expect(k8sClient.Status().Patch(ctx, clicked, client.MergeFrom(l))).To(Succeed())
 
 	// A kubectl edit of the spec: the controller stamps updatedAt.
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())
-	l.Spec.URL = "https://example.com/changed"
-	g.Expect(k8sClient.Update(ctx, l)).To(Succeed())
+	update(g, l, func() { l.Spec.URL = "https://example.com/changed" })
 	gen := l.Generation
 	g.Eventually(func(g Gomega) int64 {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), l)).To(Succeed())

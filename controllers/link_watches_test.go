@@ -29,11 +29,9 @@ func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
 	nsV, nsB := newNamespace(t, "fair"), newNamespace(t, "fair")
 
 	victim := newDomain(nsV, "d", hostname)
-	g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
-	g.Eventually(readyOf(victim), timeout, poll).Should(Equal(pending))
+	createReady(g, victim, pending)
 	squat := newDomain(nsB, "d", hostname)
-	g.Expect(k8sClient.Create(ctx, squat)).To(Succeed())
-	g.Eventually(readyOf(squat), timeout, poll).Should(Equal(claimed))
+	createReady(g, squat, claimed)
 	for _, l := range []*kurzv1alpha1.Link{newLink(nsV, "a", hostname, "a"), newLink(nsV, "b", hostname, "b"), newLink(nsB, "x", hostname, "x")} {
 		g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 		g.Eventually(readyOf(l), timeout, poll).ShouldNot(BeEmpty())
@@ -103,8 +101,7 @@ func TestSlowZoneDoesNotStarveVerification(t *testing.T) {
 	}
 	fast := newDomain(ns, "fast", host(t, "go.fast.test"))
 	srv.Set("_kurz-challenge."+string(fast.Spec.Domain), dnsTypeTXT, claims.ChallengeValue(nsUID(t, ns), string(fast.Spec.Domain)))
-	g.Expect(k8sClient.Create(ctx, fast)).To(Succeed())
-	g.Eventually(readyOf(fast), timeout, poll).Should(Equal(verified))
+	createReady(g, fast, verified)
 }
 
 // nsUID returns the uid of namespace ns.

@@ -7,8 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-
-	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // watch feeds the index from the Link and Domain informers of c. Event
@@ -16,31 +15,48 @@ import (
 // the watch latency. The returned functions report whether each handler has
 // seen the informer's initial list.
 func (ix *Index) watch(ctx context.Context, c cache.Informers) ([]toolscache.InformerSynced, error) {
-	linkInf, err := c.GetInformer(ctx, &kurzv1alpha1.Link{})
+	linkSynced, err := feed(ctx, c, "Link", ix.UpsertLink, ix.DeleteLink)
 	if err != nil {
-		return nil, fmt.Errorf("get Link informer: %w", err)
+		return nil, err
 	}
-	domainInf, err := c.GetInformer(ctx, &kurzv1alpha1.Domain{})
+	domainSynced, err := feed(ctx, c, "Domain", ix.UpsertDomain, ix.DeleteDomain)
 	if err != nil {
-		return nil, fmt.Errorf("get Domain informer: %w", err)
+		return nil, err
 	}
-	linkReg, err := linkInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { ix.onLink(o, false) },
-		UpdateFunc: func(_, o any) { ix.onLink(o, false) },
-		DeleteFunc: func(o any) { ix.onLink(o, true) },
+	return []toolscache.InformerSynced{linkSynced, domainSynced}, nil
+}
+
+// feed hands every event of c's informer of T (named kind in errors) to
+// upsert or, for deletes, to remove, and returns whether the handler has
+// seen the initial list. Objects of another type are ignored.
+func feed[T any, P interface {
+	*T
+	client.Object
+}](ctx context.Context, c cache.Informers, kind string, upsert func(P), remove func(types.NamespacedName)) (toolscache.InformerSynced, error) {
+	inf, err := c.GetInformer(ctx, P(new(T)))
+	if err != nil {
+		return nil, fmt.Errorf("get %s informer: %w", kind, err)
+	}
+	on := func(o any, deleted bool) {
+		obj, ok := unwrapDeleted(o).(P)
+		if !ok {
+			return
+		}
+		if deleted {
+			remove(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+			return
+		}
+		upsert(obj)
+	}
+	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { on(o, false) },
+		UpdateFunc: func(_, o any) { on(o, false) },
+		DeleteFunc: func(o any) { on(o, true) },
 	})
 	if err != nil {
-		return nil, fmt.Errorf("watch Links: %w", err)
+		return nil, fmt.Errorf("watch %ss: %w", kind, err)
 	}
-	domainReg, err := domainInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { ix.onDomain(o, false) },
-		UpdateFunc: func(_, o any) { ix.onDomain(o, false) },
-		DeleteFunc: func(o any) { ix.onDomain(o, true) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("watch Domains: %w", err)
-	}
-	return []toolscache.InformerSynced{linkReg.HasSynced, domainReg.HasSynced}, nil
+	return reg.HasSynced, nil
 }
 
 // unwrapDeleted returns the object of a delete event, which is a tombstone
@@ -50,28 +66,4 @@ func unwrapDeleted(o any) any {
 		return t.Obj
 	}
 	return o
-}
-
-func (ix *Index) onLink(o any, deleted bool) {
-	l, ok := unwrapDeleted(o).(*kurzv1alpha1.Link)
-	if !ok {
-		return
-	}
-	if deleted {
-		ix.DeleteLink(types.NamespacedName{Namespace: l.Namespace, Name: l.Name})
-		return
-	}
-	ix.UpsertLink(l)
-}
-
-func (ix *Index) onDomain(o any, deleted bool) {
-	d, ok := unwrapDeleted(o).(*kurzv1alpha1.Domain)
-	if !ok {
-		return
-	}
-	if deleted {
-		ix.DeleteDomain(types.NamespacedName{Namespace: d.Namespace, Name: d.Name})
-		return
-	}
-	ix.UpsertDomain(d)
 }

@@ -49,7 +49,15 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		return nil, err
 	}
 	grace := gracefulShutdownTimeout(o)
-	byObject, err := cacheByObject(cfg, &o)
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP client: %w", err)
+	}
+	byObject, err := cacheByObject(cfg, httpClient, &o)
+	if err != nil {
+		return nil, err
+	}
+	links, err := linkListWatch(cfg, httpClient)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +73,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 			// of its memory (internal/cacheslim).
 			DefaultTransform: cacheslim.Transform,
 			ByObject:         byObject,
+			NewInformer:      informersWith(links),
 		},
 	})
 	if err != nil {

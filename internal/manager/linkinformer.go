@@ -1,0 +1,66 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/linkcodec"
+)
+
+// newInformerFunc is the cache's NewInformer: the informer of Links lists
+// and watches through links, every other informer through the
+// ListerWatcher controller-runtime built.
+type newInformerFunc = func(toolscache.ListerWatcher, runtime.Object, time.Duration, toolscache.Indexers) toolscache.SharedIndexInformer
+
+// informersWith returns the NewInformer that gives the Link informer links.
+// Replacing controller-runtime's ListerWatcher is right only because it
+// would send the same requests: Links are cached in every namespace with
+// no label or field selector (nothing in the cache's ByObject or
+// DefaultNamespaces names them). Metadata-only and unstructured informers
+// of Links are not *Link and keep theirs.
+func informersWith(links toolscache.ListerWatcher) newInformerFunc {
+	return func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+		if _, ok := obj.(*kurzv1alpha1.Link); ok {
+			lw = links
+		}
+		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
+	}
+}
+
+// linkListWatch lists and watches every Link as controller-runtime's typed
+// ListerWatcher does, with kube-apiserver's JSON decoded by linkcodec: a
+// replica's start is mostly decoding every Link, 4x faster there.
+func linkListWatch(cfg *rest.Config, httpClient *http.Client) (*toolscache.ListWatch, error) {
+	c := rest.CopyConfig(cfg)
+	gv := kurzv1alpha1.GroupVersion
+	c.GroupVersion, c.APIPath = &gv, "/apis"
+	if c.UserAgent == "" {
+		c.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	c.NegotiatedSerializer = linkcodec.Wrap(serializer.WithoutConversionCodecFactory{CodecFactory: serializer.NewCodecFactory(Scheme)})
+	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("Link client: %w", err)
+	}
+	params := runtime.NewParameterCodec(Scheme)
+	return &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			list := &kurzv1alpha1.LinkList{}
+			return list, rc.Get().Resource("links").VersionedParams(&opts, params).Do(ctx).Into(list)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			opts.Watch = true
+			return rc.Get().Resource("links").VersionedParams(&opts, params).Watch(ctx)
+		},
+	}, nil
+}

@@ -23,23 +23,17 @@ const (
 	dnsTypeTXT   = mdns.TypeTXT
 )
 
-const (
-	pending  = "False/" + kurzv1alpha1.ReasonVerificationPending
-	verified = "True/" + kurzv1alpha1.ReasonVerified
-	claimed  = "False/" + kurzv1alpha1.ReasonDomainClaimed
-)
-
 func TestDomainVerifiedByTXT(t *testing.T) {
 	g := NewWithT(t)
 	srv := startControllers(t)
-	ns := newNamespace(t, "txt")
+	ns, h := namespaceAndHost(t, "txt")
 
-	d := createDomain(g, ns, "go", host(t, "go.txt.test"), pending)
+	d := createDomain(g, ns, "go", h, pending)
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 	token := d.Status.VerificationToken
 	g.Expect(token).To(HavePrefix("kurz-"))
 	g.Expect(len(token)).To(Equal(len("kurz-") + 32))
-	g.Expect(d.Status.Record).To(Equal(&kurzv1alpha1.DNSRecord{Name: "_kurz-challenge." + host(t, "go.txt.test"), Type: "TXT", Value: token}))
+	g.Expect(d.Status.Record).To(Equal(&kurzv1alpha1.DNSRecord{Name: "_kurz-challenge." + h, Type: "TXT", Value: token}))
 	g.Expect(d.Status.LastCheckTime).NotTo(BeNil())
 	g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
 	g.Expect(d.Status.CreatedAt).NotTo(BeNil())
@@ -48,16 +42,16 @@ func TestDomainVerifiedByTXT(t *testing.T) {
 	g.Expect(d.Status.Conditions[0].Message).NotTo(ContainSubstring(token))
 
 	// A wrong value does not verify it.
-	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT, "kurz-someone-else")
+	srv.Set("_kurz-challenge."+h, dnsTypeTXT, "kurz-someone-else")
 	g.Consistently(readyOf(d), "1s", poll).Should(Equal(pending))
 
-	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT, "kurz-someone-else", token)
+	srv.Set("_kurz-challenge."+h, dnsTypeTXT, "kurz-someone-else", token)
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainActive))
 	g.Expect(d.Status.VerificationToken).To(Equal(token), "the token is generated once")
 
 	// The record goes away: the periodic recheck demotes the domain.
-	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT)
+	srv.Set("_kurz-challenge."+h, dnsTypeTXT)
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 	g.Expect(d.Status.VerificationToken).To(Equal(token))

@@ -10,8 +10,6 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
-const txtRequired = "False/" + kurzv1alpha1.ReasonTXTRequired
-
 // claimOf fetches d and returns its claim (nil when unset).
 func claimOf(d *kurzv1alpha1.Domain) func(Gomega) *kurzv1alpha1.DomainClaim {
 	return func(g Gomega) *kurzv1alpha1.DomainClaim {
@@ -29,8 +27,7 @@ func claimOf(d *kurzv1alpha1.Domain) func(Gomega) *kurzv1alpha1.DomainClaim {
 func TestSquatterNeverInheritsHostname(t *testing.T) {
 	g := NewWithT(t)
 	srv := startControllers(t)
-	hostname := host(t, "links.victim.test")
-	srv.Set(hostname, dnsTypeCNAME, targetHost)
+	hostname := targetedHost(t, srv, "links.victim.test")
 	nsV, nsB := newNamespace(t, "victim"), newNamespace(t, "squat")
 
 	victim := createDomain(g, nsV, "links", hostname, verified)

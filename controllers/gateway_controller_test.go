@@ -171,9 +171,8 @@ func TestGatewayOnlyForTheHostnameOwner(t *testing.T) {
 	g := NewWithT(t)
 	srv, gwNS := startGatewayControllers(t, nil)
 	nsA, nsB := newNamespace(t, "gwown-a"), newNamespace(t, "gwown-b")
-	h := host(t, "go.gwown.test")
+	h := targetedHost(t, srv, "go.gwown.test")
 
-	srv.Set(h, dnsTypeCNAME, targetHost+".")
 	a := newDomain(nsA, "go", h)
 	g.Expect(k8sClient.Create(ctx, a)).To(Succeed())
 	g.Eventually(tlsReadyOf(a), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonSecretMissing))
@@ -194,8 +193,7 @@ func TestGatewayOnlyForTheHostnameOwner(t *testing.T) {
 func TestGatewayKeptThroughGracePeriod(t *testing.T) {
 	g := NewWithT(t)
 	srv, gwNS := startGatewayControllers(t, nil)
-	ns := newNamespace(t, "gwgrace")
-	h := host(t, "go.gwgrace.test")
+	ns, h := namespaceAndHost(t, "gwgrace")
 
 	publishTXT(t, srv, ns, h)
 	d := newDomain(ns, "go", h)
@@ -233,8 +231,7 @@ func TestGatewayOrphansAndForeignObjects(t *testing.T) {
 	foreignGW.Labels = nil
 	g.Expect(k8sClient.Create(ctx, foreignGW)).To(Succeed())
 
-	ns := newNamespace(t, "gworph")
-	h := host(t, "go.gworph.test")
+	ns, h := namespaceAndHost(t, "gworph")
 	foreignRoute := routing.DesiredHTTPRoute(c, newDomain(ns, "taken", h), "")
 	foreignRoute.Labels = nil
 	g.Expect(k8sClient.Create(ctx, foreignRoute)).To(Succeed())
@@ -291,8 +288,7 @@ func testManyHostnames(t *testing.T, shared *types.NamespacedName) {
 	hosts := make([]string, n+3)
 	domains := make([]*kurzv1alpha1.Domain, n+3)
 	for i := range hosts {
-		hosts[i] = host(t, fmt.Sprintf("h%03d.many.test", i))
-		srv.Set(hosts[i], dnsTypeCNAME, targetHost+".")
+		hosts[i] = targetedHost(t, srv, fmt.Sprintf("h%03d.many.test", i))
 		domains[i] = newDomain(ns, fmt.Sprintf("h%03d", i), hosts[i])
 	}
 	for _, d := range domains[:n] {

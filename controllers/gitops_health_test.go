@@ -64,8 +64,7 @@ func reads(k status.Status, argo, msg string) types.GomegaMatcher {
 func TestGitOpsHealthOfEveryState(t *testing.T) {
 	g := NewWithT(t)
 	srv := newDNS(t)
-	hostname := host(t, "go.health.test")
-	srv.Set(hostname, dnsTypeCNAME, targetHost)
+	hostname := targetedHost(t, srv, "go.health.test")
 	nsA, nsB := newNamespace(t, "health-a"), newNamespace(t, "health-b")
 
 	// Before any controller ran: no status at all.

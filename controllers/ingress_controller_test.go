@@ -123,10 +123,8 @@ func TestIngressOnlyForTheHostnameOwner(t *testing.T) {
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
 	nsA, nsB := newNamespace(t, "own-a"), newNamespace(t, "own-b")
-	h := host(t, "go.own.test")
-
 	// A is proven by its CNAME; B, younger, only claims.
-	srv.Set(h, dnsTypeCNAME, targetHost+".")
+	h := targetedHost(t, srv, "go.own.test")
 	createDomain(g, nsA, "go", h, verified)
 	g.Eventually(ingressOf(ingressNS, nsA, "go"), timeout, poll).ShouldNot(BeNil())
 
@@ -146,8 +144,7 @@ func TestIngressOnlyForTheHostnameOwner(t *testing.T) {
 func TestIngressKeptThroughGracePeriod(t *testing.T) {
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
-	ns := newNamespace(t, "grace")
-	h := host(t, "go.grace.test")
+	ns, h := namespaceAndHost(t, "grace")
 
 	publishTXT(t, srv, ns, h)
 	d := newDomain(ns, "go", h)
@@ -193,8 +190,7 @@ func TestIngressOrphansRemovedOnStart(t *testing.T) {
 func TestNoIngressWithoutIngressClass(t *testing.T) {
 	g := NewWithT(t)
 	srv := startControllers(t)
-	ns := newNamespace(t, "noclass")
-	h := host(t, "go.noclass.test")
+	ns, h := namespaceAndHost(t, "noclass")
 
 	publishTXT(t, srv, ns, h)
 	d := createDomain(g, ns, "go", h, verified)
@@ -229,8 +225,7 @@ func TestIngressOptionsValidate(t *testing.T) {
 func TestIngressNameTakenByAnother(t *testing.T) {
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
-	ns := newNamespace(t, "taken")
-	h := host(t, "go.taken.test")
+	ns, h := namespaceAndHost(t, "taken")
 
 	foreign := routing.DesiredIngress(routing.IngressConfig{Class: "other", Namespace: ingressNS,
 		Backend: routing.Backend{Service: "someone", PortNumber: 80}}, newDomain(ns, "go", h))

@@ -25,8 +25,7 @@ import (
 func TestTLSReadyFollowsCertificateAndSecret(t *testing.T) {
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
-	ns := newNamespace(t, "tls")
-	h := host(t, "go.tls.test")
+	ns, h := namespaceAndHost(t, "tls")
 	secretName := routing.SecretName(h)
 
 	publishTXT(t, srv, ns, h)

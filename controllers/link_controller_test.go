@@ -11,13 +11,6 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
-const (
-	linkActive         = "True/" + kurzv1alpha1.ReasonActive
-	linkDomainNotFound = "False/" + kurzv1alpha1.ReasonDomainNotFound
-	linkKeyConflict    = "False/" + kurzv1alpha1.ReasonKeyConflict
-	linkExpired        = "True/" + kurzv1alpha1.ReasonExpired
-)
-
 func TestLinkDomainNotFound(t *testing.T) {
 	g := NewWithT(t)
 	srv := startControllers(t)

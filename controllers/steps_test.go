@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/dns/dnstest"
 )
 
 // Steps the controller scenarios share, so each test reads as what it
@@ -36,6 +37,15 @@ func update(g Gomega, obj client.Object, change func()) {
 	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 	change()
 	g.Expect(k8sClient.Update(ctx, obj)).To(Succeed())
+}
+
+// targetedHost is host(t, name) with a CNAME to the redirect target in srv,
+// as its DNS owner publishes to point it at kurz: that proves a Domain of
+// it by target, enough for an uncontested claim.
+func targetedHost(t testing.TB, srv *dnstest.Server, name string) string {
+	h := host(t, name)
+	srv.Set(h, dnsTypeCNAME, targetHost)
+	return h
 }
 
 // createDomain creates Domain ns/name for hostname and waits until its

@@ -220,6 +220,19 @@ const (
 	poll    = 50 * time.Millisecond
 )
 
+// The Ready conditions the tests wait for, as readyOf reads them.
+const (
+	pending     = "False/" + kurzv1alpha1.ReasonVerificationPending
+	verified    = "True/" + kurzv1alpha1.ReasonVerified
+	claimed     = "False/" + kurzv1alpha1.ReasonDomainClaimed
+	txtRequired = "False/" + kurzv1alpha1.ReasonTXTRequired
+
+	linkActive         = "True/" + kurzv1alpha1.ReasonActive
+	linkDomainNotFound = "False/" + kurzv1alpha1.ReasonDomainNotFound
+	linkKeyConflict    = "False/" + kurzv1alpha1.ReasonKeyConflict
+	linkExpired        = "True/" + kurzv1alpha1.ReasonExpired
+)
+
 // readyOf fetches obj from the API server and returns its Ready condition
 // as "Status/Reason" ("" when it has none).
 func readyOf(obj client.Object) func(Gomega) string {

@@ -8,8 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
@@ -40,7 +42,8 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	b := statusController(mgr, "link", &kurzv1alpha1.Link{}, workers).
 		// A link appearing, leaving or changing its domain or key can win
 		// or lose the key for the links that share it.
-		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey), specChanged())
+		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{}, notInInitialList))
 	// A Domain appearing, leaving, changing hostname or recording its
 	// claim decides whether the links of that hostname (in any namespace)
 	// serve.

@@ -93,6 +93,27 @@ func TestLinkKeyConflict(t *testing.T) {
 		kurzv1alpha1.ReasonKeyConflict, kurzv1alpha1.ReasonActive))
 }
 
+// TestLinkKeyConflictAtStart: Links that were there before the controllers
+// started are decided from the first reconciles alone (the watches that map
+// a Link to its key peers skip the informer's initial list).
+func TestLinkKeyConflictAtStart(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t, "kcs")
+	hostname := host(t, "go.kcs.test")
+	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", hostname))).To(Succeed())
+	first := newLink(ns, "b-first", hostname, "k")
+	g.Expect(k8sClient.Create(ctx, first)).To(Succeed())
+	g.Eventually(func() bool { return time.Now().Truncate(time.Second).After(first.CreationTimestamp.Time) }, timeout, poll).Should(BeTrue())
+	second := newLink(ns, "a-second", hostname, "k")
+	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
+
+	startControllers(t)
+	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
+	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkKeyConflict))
+	g.Consistently(readyOf(second), "1s", poll).Should(Equal(linkKeyConflict))
+	g.Expect(readyOf(first)(g)).To(Equal(linkActive))
+}
+
 func TestLinkExpiry(t *testing.T) {
 	g := NewWithT(t)
 	ns, h := startWithDomain(t, "exp")

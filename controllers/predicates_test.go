@@ -42,3 +42,12 @@ func TestSpecOrClaimChanged(t *testing.T) {
 	}
 	NewWithT(t).Expect(specOrClaimChanged.Create(event.CreateEvent{Object: base})).To(BeTrue())
 }
+
+func TestNotInInitialList(t *testing.T) {
+	g := NewWithT(t)
+	l := &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Name: "l"}}
+	g.Expect(notInInitialList.Create(event.CreateEvent{Object: l, IsInInitialList: true})).To(BeFalse())
+	g.Expect(notInInitialList.Create(event.CreateEvent{Object: l})).To(BeTrue())
+	g.Expect(notInInitialList.Update(event.UpdateEvent{ObjectOld: l, ObjectNew: l})).To(BeTrue())
+	g.Expect(notInInitialList.Delete(event.DeleteEvent{Object: l})).To(BeTrue())
+}

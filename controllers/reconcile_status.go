@@ -122,5 +122,5 @@ func specChanged() builder.Predicates {
 // Domain appears, leaves, changes its spec or records its claim.
 func watchDomains(b *builder.Builder, toRequests handler.MapFunc) *builder.Builder {
 	return b.Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(toRequests),
-		builder.WithPredicates(specOrClaimChanged))
+		builder.WithPredicates(specOrClaimChanged, notInInitialList))
 }

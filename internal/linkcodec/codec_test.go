@@ -93,7 +93,7 @@ func fullLink(i int) *kurzv1alpha1.Link {
 			ManagedFields: []metav1.ManagedFieldsEntry{{
 				Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
 				APIVersion: "kurz.dev/v1alpha1", Time: &at, FieldsType: "FieldsV1",
-				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{".":{},"f:domain":{},"f:key":{}}}`)},
+				FieldsV1: metav1.NewFieldsV1(`{"f:spec":{".":{},"f:domain":{},"f:key":{}}}`),
 			}},
 		},
 		Spec: kurzv1alpha1.LinkSpec{

@@ -50,7 +50,7 @@ func linkListWatch(cfg *rest.Config, httpClient *http.Client) (*toolscache.ListW
 	c.NegotiatedSerializer = linkcodec.Wrap(serializer.WithoutConversionCodecFactory{CodecFactory: serializer.NewCodecFactory(Scheme)})
 	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
 	if err != nil {
-		return nil, fmt.Errorf("Link client: %w", err)
+		return nil, fmt.Errorf("client for Links: %w", err)
 	}
 	params := runtime.NewParameterCodec(Scheme)
 	return &toolscache.ListWatch{

@@ -88,42 +88,39 @@ type domainWrite struct {
 // workspace id. Nothing is written yet; on success the caller must call
 // unlock.
 func (s *server) prepareDomainWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Domain) (domainWrite, error) {
-	raw, err := decodeObject(r)
+	var p domainWrite
+	var err error
+	p.in, p.unlock, err = lockedInput(s, r, decodeDomainInput,
+		func(in domainInput) string { return "domain/" + in.domain },
+		func(in domainInput) (err error) {
+			p.claimants, p.workspaceID, err = s.checkDomainClaims(r.Context(), c, in.domain, cur)
+			return err
+		})
 	if err != nil {
-		return domainWrite{}, err
-	}
-	p := domainWrite{}
-	if p.in, err = decodeDomainInput(raw); err != nil {
-		return domainWrite{}, err
-	}
-	p.unlock = s.locks.lock("domain/" + p.in.domain)
-	if err := s.checkDomainClaims(r.Context(), c, &p, cur); err != nil {
-		p.unlock()
 		return domainWrite{}, err
 	}
 	return p, nil
 }
 
-// checkDomainClaims fills p's claimants and workspace id. Keeping the
-// hostname changes no claim, so a younger Domain claiming it elsewhere
-// (applied with kubectl) must not lock the owner out.
-func (s *server) checkDomainClaims(ctx context.Context, c *caller, p *domainWrite, cur *kurzv1alpha1.Domain) error {
+// checkDomainClaims returns the live Domains claiming host, when the write
+// claims it anew, and the workspace id. Keeping the hostname changes no
+// claim, so a younger Domain claiming it elsewhere (applied with kubectl)
+// must not lock the owner out.
+func (s *server) checkDomainClaims(ctx context.Context, c *caller, host string, cur *kurzv1alpha1.Domain) (claimants []kurzv1alpha1.Domain, workspaceID string, err error) {
 	var self types.UID
 	if cur != nil {
 		self = cur.UID
 	}
-	if cur == nil || p.in.domain != string(cur.Spec.Domain) {
-		var err error
-		if p.claimants, err = s.domainsNamed(ctx, p.in.domain); err != nil {
-			return err
+	if cur == nil || host != string(cur.Spec.Domain) {
+		if claimants, err = s.domainsNamed(ctx, host); err != nil {
+			return nil, "", err
 		}
-		if err := hostnameFreeInWorkspace(p.claimants, c.workspace, self); err != nil {
-			return err
+		if err := hostnameFreeInWorkspace(claimants, c.workspace, self); err != nil {
+			return nil, "", err
 		}
 	}
-	var err error
-	p.workspaceID, err = s.workspaceID(ctx, c)
-	return err
+	workspaceID, err = s.workspaceID(ctx, c)
+	return claimants, workspaceID, err
 }
 
 // createDomainObject names the Domain after its hostname, so that `kubectl

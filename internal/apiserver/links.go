@@ -108,23 +108,23 @@ type linkWrite struct {
 // check the claims, hash the password and find the workspace id. Nothing is
 // written yet; on success the caller must call unlock.
 func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Link) (linkWrite, error) {
-	raw, err := decodeObject(r)
-	if err != nil {
-		return linkWrite{}, err
-	}
-	p := linkWrite{}
-	if p.in, err = decodeLinkInput(raw); err != nil {
-		return linkWrite{}, err
-	}
-	p.unlock = s.locks.lock(c.workspace + "/" + p.in.domain + "/" + p.in.key)
-	ctx := r.Context()
-	if err = s.checkLinkClaims(ctx, c, p.in, cur); err == nil {
-		if p.hash, err = hashPassword(p.in.password); err == nil {
+	var p linkWrite
+	var err error
+	p.in, p.unlock, err = lockedInput(s, r, decodeLinkInput,
+		func(in linkInput) string { return c.workspace + "/" + in.domain + "/" + in.key },
+		func(in linkInput) error {
+			ctx := r.Context()
+			if err := s.checkLinkClaims(ctx, c, in, cur); err != nil {
+				return err
+			}
+			var err error
+			if p.hash, err = hashPassword(in.password); err != nil {
+				return err
+			}
 			p.workspaceID, err = s.workspaceID(ctx, c)
-		}
-	}
+			return err
+		})
 	if err != nil {
-		p.unlock()
 		return linkWrite{}, err
 	}
 	return p, nil

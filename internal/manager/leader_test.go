@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestLosingTheLeaseStopsOnlyTheControllers runs one replica with leader
@@ -105,7 +107,7 @@ func TestStandbyTakesOverFromAStoppedLeader(t *testing.T) {
 	replicas := map[string]*running{}
 	for range 2 {
 		o := shared
-		o.HealthProbeBindAddress, o.API.BindAddress, o.Redirect.BindAddress = freeAddr(t), freeAddr(t), freeAddr(t)
+		o.HealthProbeBindAddress, o.API.BindAddress, o.Redirect.BindAddress = testenv.FreeAddr(t), testenv.FreeAddr(t), testenv.FreeAddr(t)
 		m, err := New(ctx, cfg, o)
 		g.Expect(err).NotTo(HaveOccurred())
 		replicas[m.leader.identity] = start(t, m, (*Manager).Run)

@@ -155,7 +155,7 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 	ns := newNamespace(t)
 	dns := newDNS(t)
 	o := testOptions(t, dns, ns)
-	o.MetricsBindAddress = freeAddr(t)
+	o.MetricsBindAddress = testenv.FreeAddr(t)
 	g.Expect(o.MetricsSecure).To(BeTrue(), "secure by default")
 	m, err := New(ctx, cfg, o)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -253,7 +253,7 @@ func TestMetricsServeTheGivenCertificate(t *testing.T) {
 	ns := newNamespace(t)
 	o := testOptions(t, newDNS(t), ns)
 	o.EnableControllers = false
-	o.MetricsBindAddress = freeAddr(t)
+	o.MetricsBindAddress = testenv.FreeAddr(t)
 	o.MetricsCertPath = dir
 	m, err := New(context.Background(), cfg, o)
 	g.Expect(err).NotTo(HaveOccurred())

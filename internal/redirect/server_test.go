@@ -40,6 +40,16 @@ func twoLinks(t *testing.T, zone string) (ns, host string) {
 	return ns, host
 }
 
+// oneLink creates a namespace holding a Domain "d" of host and a Link "l"
+// with key "k" to https://dest.example/, changed by spec when not nil, and
+// returns the namespace and the Link.
+func oneLink(t *testing.T, host string, spec func(*kurzv1alpha1.LinkSpec)) (string, *kurzv1alpha1.Link) {
+	t.Helper()
+	ns := newNamespace(t)
+	createDomain(t, ns, "d", host, nil)
+	return ns, createLink(t, ns, "l", host, "k", "https://dest.example/", spec)
+}
+
 // twoLinksClicks polls the clicks of twoLinks' k1 and k2.
 func twoLinksClicks(t *testing.T, ns string) func() []int64 {
 	return func() []int64 { return []int64{clicksOf(t, ns, "k1"), clicksOf(t, ns, "k2")} }

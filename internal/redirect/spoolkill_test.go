@@ -59,6 +59,17 @@ func kill(t *testing.T, ts *testServer, p *holdProxy, path string) []byte {
 	return b
 }
 
+// replaysOnce starts a server with o and checks that it writes the clicks
+// of the spool (5 on twoLinks' k1, 3 on k2) once and removes the spool.
+func replaysOnce(t *testing.T, o Options, ns string) {
+	t.Helper()
+	g := NewWithT(t)
+	startServer(t, o)
+	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
+	g.Eventually(func() *spoolFile { return readSpool(t, o.ClickSpool) }, 30*time.Second).Should(BeNil())
+	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
+}
+
 // TestSpoolSIGKILLDuringOutage: while the API server is unreachable, the
 // first flush round that fails writes the spool, so a SIGKILL loses nothing
 // counted before that round; the next start writes every click once.
@@ -87,10 +98,7 @@ func TestSpoolSIGKILLDuringOutage(t *testing.T) {
 	kill(t, a, p, path)
 	g.Expect(clicksOf(t, ns, "k1") + clicksOf(t, ns, "k2")).To(BeZero())
 
-	startServer(t, o)
-	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
-	g.Eventually(func() *spoolFile { return readSpool(t, path) }, 30*time.Second).Should(BeNil())
-	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
+	replaysOnce(t, o, ns)
 }
 
 // TestSpoolWriteAhead: a replaying server's patch is applied by the API
@@ -141,10 +149,7 @@ func TestSpoolWriteAhead(t *testing.T) {
 	applied := clicksOf(t, ns, "k1") + clicksOf(t, ns, "k2")
 	g.Expect(applied).To(BeElementOf(int64(5), int64(3), int64(8)))
 
-	startServer(t, o)
-	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
-	g.Eventually(func() *spoolFile { return readSpool(t, path) }, 30*time.Second).Should(BeNil())
-	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
+	replaysOnce(t, o, ns)
 }
 
 // TestNoSpoolInNormalOperation: with the API server answering, the spool's

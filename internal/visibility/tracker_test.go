@@ -35,6 +35,15 @@ func waiting(tr *Tracker) func() bool {
 	}
 }
 
+// waitInBackground runs tr.WaitFor(ctx, uid, rv, deleted) in a goroutine
+// and returns once it waits; the channel receives what WaitFor returns.
+func waitInBackground(g Gomega, ctx context.Context, tr *Tracker, uid types.UID, rv string, deleted bool) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- tr.WaitFor(ctx, uid, rv, deleted) }()
+	g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+	return done
+}
+
 func TestWaitFor(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
@@ -56,9 +65,7 @@ func TestWaitFor(t *testing.T) {
 
 	t.Run("returns on the write", func(t *testing.T) {
 		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- tr.WaitFor(ctx, "u1", "7", false) }()
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		done := waitInBackground(g, ctx, tr, "u1", "7", false)
 		ix.Upsert(link("a", "u1", 10, 6)) // not yet
 		ix.Upsert(link("a", "u3", 10, 7)) // another object
 		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
@@ -69,18 +76,14 @@ func TestWaitFor(t *testing.T) {
 
 	t.Run("returns on a new object", func(t *testing.T) {
 		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- tr.WaitFor(ctx, "u9", "9", false) }()
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		done := waitInBackground(g, ctx, tr, "u9", "9", false)
 		ix.Upsert(link("a", "u9", 10, 9))
 		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
 	})
 
 	t.Run("returns on delete", func(t *testing.T) {
 		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- tr.WaitFor(ctx, "u1", "", true) }()
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		done := waitInBackground(g, ctx, tr, "u1", "", true)
 		ix.Delete(link("a", "u3", 10, 8))
 		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
 		g.Expect(done).NotTo(Receive())

@@ -10,9 +10,7 @@ import (
 )
 
 func TestLinkValidation(t *testing.T) {
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	other := newWorkspace(t)
 	foreign := uniqueHost()
 	other.createDomain(t, foreign)
@@ -123,9 +121,7 @@ func manyTags(n int) []string {
 }
 
 func TestRequestErrors(t *testing.T) {
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	link := w.createLink(t, map[string]any{"key": "e", "domain": host, "url": "https://example.com"})
 	id := link["id"].(string)
 

@@ -65,6 +65,16 @@ func newWorkspace(t *testing.T) *workspace {
 	return w
 }
 
+// newWorkspaceWithDomain returns a new workspace holding a Domain of a
+// fresh hostname, and that hostname: where most link tests start.
+func newWorkspaceWithDomain(t *testing.T) (*workspace, string) {
+	t.Helper()
+	w := newWorkspace(t)
+	host := uniqueHost()
+	w.createDomain(t, host)
+	return w, host
+}
+
 // serviceAccountToken creates ServiceAccount name in ns bound to
 // clusterRole and returns a token for it, once RBAC allows verb on links.
 func serviceAccountToken(t *testing.T, ns, name, clusterRole, verb string) string {

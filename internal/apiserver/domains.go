@@ -87,19 +87,14 @@ type domainWrite struct {
 // replica, refuse a hostname the workspace already has, and find the
 // workspace id. Nothing is written yet; on success the caller must call
 // unlock.
-func (s *server) prepareDomainWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Domain) (domainWrite, error) {
-	var p domainWrite
-	var err error
+func (s *server) prepareDomainWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Domain) (p domainWrite, err error) {
 	p.in, p.unlock, err = lockedInput(s, r, decodeDomainInput,
 		func(in domainInput) string { return "domain/" + in.domain },
 		func(in domainInput) (err error) {
 			p.claimants, p.workspaceID, err = s.checkDomainClaims(r.Context(), c, in.domain, cur)
 			return err
 		})
-	if err != nil {
-		return domainWrite{}, err
-	}
-	return p, nil
+	return p, err
 }
 
 // checkDomainClaims returns the live Domains claiming host, when the write

@@ -107,27 +107,21 @@ type linkWrite struct {
 // write: decode and validate the body, lock the domain+key on this replica,
 // check the claims, hash the password and find the workspace id. Nothing is
 // written yet; on success the caller must call unlock.
-func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Link) (linkWrite, error) {
-	var p linkWrite
-	var err error
+func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Link) (p linkWrite, err error) {
 	p.in, p.unlock, err = lockedInput(s, r, decodeLinkInput,
 		func(in linkInput) string { return c.workspace + "/" + in.domain + "/" + in.key },
-		func(in linkInput) error {
+		func(in linkInput) (err error) {
 			ctx := r.Context()
-			if err := s.checkLinkClaims(ctx, c, in, cur); err != nil {
+			if err = s.checkLinkClaims(ctx, c, in, cur); err != nil {
 				return err
 			}
-			var err error
 			if p.hash, err = hashPassword(in.password); err != nil {
 				return err
 			}
 			p.workspaceID, err = s.workspaceID(ctx, c)
 			return err
 		})
-	if err != nil {
-		return linkWrite{}, err
-	}
-	return p, nil
+	return p, err
 }
 
 // checkLinkClaims checks what needs the cluster: the domain is held by a

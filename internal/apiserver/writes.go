@@ -77,6 +77,61 @@ func (k *resource[T, V]) writeError(ctx context.Context, s *server, obj T, err e
 	return err
 }
 
+// prepared is a validated create or update under its claim lock (see
+// lockedInput), not written yet: apply sets the object's spec from the
+// body, stamp its status times (and what else the answer must already
+// show), workspaceID is the caller's workspace id for the view. The
+// caller must call unlock.
+type prepared[T client.Object] struct {
+	apply       func(T)
+	stamp       func(T, time.Time) bool
+	workspaceID string
+	unlock      func()
+}
+
+// create answers POST on the list endpoint: prepare the write (no current
+// object), build the object in the caller's workspace, write it with
+// write and answer 201.
+func (k *resource[T, V]) create(s *server, w http.ResponseWriter, r *http.Request, c *caller,
+	prepare func(*http.Request, *caller, T) (prepared[T], error), write func(context.Context, T) error) error {
+	var none T
+	p, err := prepare(r, c, none)
+	if err != nil {
+		return err
+	}
+	defer p.unlock()
+	obj := k.newObject()
+	obj.SetNamespace(c.workspace)
+	p.apply(obj)
+	if err := write(r.Context(), obj); err != nil {
+		return err
+	}
+	k.answerWrite(r.Context(), s, w, http.StatusCreated, obj, p.stamp, p.workspaceID)
+	return nil
+}
+
+// replace answers PUT on an object's endpoint: find it, prepare the write
+// against it, update it and answer 200.
+func (k *resource[T, V]) replace(s *server, w http.ResponseWriter, r *http.Request, c *caller,
+	prepare func(*http.Request, *caller, T) (prepared[T], error)) error {
+	ctx := r.Context()
+	cur, err := k.find(ctx, s, c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	p, err := prepare(r, c, cur)
+	if err != nil {
+		return err
+	}
+	defer p.unlock()
+	obj, err := k.update(ctx, s, cur, p.apply)
+	if err != nil {
+		return err
+	}
+	k.answerWrite(ctx, s, w, http.StatusOK, obj, p.stamp, p.workspaceID)
+	return nil
+}
+
 // answerWrite finishes a create or update: it stamps obj's times, waits
 // until the list index holds it (so the caller's next list shows it) and
 // answers its view with status.

@@ -89,46 +89,50 @@ type prepared[T client.Object] struct {
 	unlock      func()
 }
 
+// prepareFunc prepares a create (cur is nil) or an update of cur.
+type prepareFunc[T client.Object] func(r *http.Request, c *caller, cur T) (prepared[T], error)
+
 // create answers POST on the list endpoint: prepare the write (no current
 // object), build the object in the caller's workspace, write it with
 // write and answer 201.
 func (k *resource[T, V]) create(s *server, w http.ResponseWriter, r *http.Request, c *caller,
-	prepare func(*http.Request, *caller, T) (prepared[T], error), write func(context.Context, T) error) error {
+	prepare prepareFunc[T], write func(context.Context, T) error) error {
 	var none T
-	p, err := prepare(r, c, none)
-	if err != nil {
-		return err
-	}
-	defer p.unlock()
-	obj := k.newObject()
-	obj.SetNamespace(c.workspace)
-	p.apply(obj)
-	if err := write(r.Context(), obj); err != nil {
-		return err
-	}
-	k.answerWrite(r.Context(), s, w, http.StatusCreated, obj, p.stamp, p.workspaceID)
-	return nil
+	return k.write(s, w, r, c, http.StatusCreated, none, prepare, func(ctx context.Context, p prepared[T]) (T, error) {
+		obj := k.newObject()
+		obj.SetNamespace(c.workspace)
+		p.apply(obj)
+		return obj, write(ctx, obj)
+	})
 }
 
 // replace answers PUT on an object's endpoint: find it, prepare the write
 // against it, update it and answer 200.
-func (k *resource[T, V]) replace(s *server, w http.ResponseWriter, r *http.Request, c *caller,
-	prepare func(*http.Request, *caller, T) (prepared[T], error)) error {
-	ctx := r.Context()
-	cur, err := k.find(ctx, s, c, r.PathValue("id"))
+func (k *resource[T, V]) replace(s *server, w http.ResponseWriter, r *http.Request, c *caller, prepare prepareFunc[T]) error {
+	cur, err := k.find(r.Context(), s, c, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
+	return k.write(s, w, r, c, http.StatusOK, cur, prepare, func(ctx context.Context, p prepared[T]) (T, error) {
+		return k.update(ctx, s, cur, p.apply)
+	})
+}
+
+// write is what create and replace share: prepare the write against cur,
+// do it with do under the claim lock, and answer status with the object
+// as written (see answerWrite).
+func (k *resource[T, V]) write(s *server, w http.ResponseWriter, r *http.Request, c *caller, status int, cur T,
+	prepare prepareFunc[T], do func(context.Context, prepared[T]) (T, error)) error {
 	p, err := prepare(r, c, cur)
 	if err != nil {
 		return err
 	}
 	defer p.unlock()
-	obj, err := k.update(ctx, s, cur, p.apply)
+	obj, err := do(r.Context(), p)
 	if err != nil {
 		return err
 	}
-	k.answerWrite(ctx, s, w, http.StatusOK, obj, p.stamp, p.workspaceID)
+	k.answerWrite(r.Context(), s, w, status, obj, p.stamp, p.workspaceID)
 	return nil
 }
 

@@ -5,16 +5,15 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
 	"testing"
 	"time"
 )
 
-// SelfSignedCert returns a self-signed certificate for dnsName (also its
-// common name), valid from notBefore to notAfter, and its ECDSA P-256 key,
-// both as PEM: what a TLS Secret holds.
+// SelfSignedCert returns a self-signed certificate for dnsName, valid from
+// notBefore to notAfter, and its ECDSA P-256 key, both as PEM: what a TLS
+// Secret holds.
 func SelfSignedCert(t testing.TB, dnsName string, notBefore, notAfter time.Time) (certPEM, keyPEM []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -23,7 +22,6 @@ func SelfSignedCert(t testing.TB, dnsName string, notBefore, notAfter time.Time)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: dnsName},
 		DNSNames:     []string{dnsName},
 		NotBefore:    notBefore,
 		NotAfter:     notAfter,

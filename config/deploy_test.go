@@ -27,12 +27,7 @@ import (
 // and has kube-apiserver validate every object with a server-side dry run.
 func TestDeployManifestsAreAccepted(t *testing.T) {
 	g := NewWithT(t)
-	kubectl, err := admin.Kubectl()
-	g.Expect(err).NotTo(HaveOccurred())
-	kubectlPath := kubectl.Path
-	rendered, err := exec.Command(kubectlPath, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "default")).Output()
-	g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/default")
-
+	rendered := kustomize(t, "default")
 	objs := decodeAll(t, bytes.NewReader(rendered))
 	kinds := map[string]int{}
 	for _, o := range objs {
@@ -49,7 +44,9 @@ func TestDeployManifestsAreAccepted(t *testing.T) {
 	if err := k8s.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	apply := exec.Command(kubectlPath, append(kubectl.Opts,
+	kubectl, err := admin.Kubectl()
+	g.Expect(err).NotTo(HaveOccurred())
+	apply := exec.Command(kubectl.Path, append(kubectl.Opts,
 		"apply", "--server-side", "--force-conflicts", "--dry-run=server", "-f", "-")...)
 	apply.Stdin = bytes.NewReader(rendered)
 	out, err := apply.CombinedOutput()

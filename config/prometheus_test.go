@@ -33,11 +33,6 @@ func TestServiceMonitorIsAccepted(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	kubectl, err := admin.Kubectl()
 	g.Expect(err).NotTo(HaveOccurred())
-	render := func(dir string) []byte {
-		out, err := exec.Command(kubectl.Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", dir)).Output()
-		g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/%s", dir)
-		return out
-	}
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kurz-system"}}
 	if err := k8s.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -45,7 +40,7 @@ func TestServiceMonitorIsAccepted(t *testing.T) {
 	}
 	apply := exec.Command(kubectl.Path, append(kubectl.Opts,
 		"apply", "--server-side", "--dry-run=server", "-o", "json", "-f", "-")...)
-	apply.Stdin = bytes.NewReader(render("prometheus"))
+	apply.Stdin = bytes.NewReader(kustomize(t, "prometheus"))
 	var stderr bytes.Buffer
 	apply.Stderr = &stderr
 	out, err := apply.Output()
@@ -74,7 +69,7 @@ func TestServiceMonitorIsAccepted(t *testing.T) {
 	selector, err := metav1.LabelSelectorAsSelector(&spec.Selector)
 	g.Expect(err).NotTo(HaveOccurred())
 	var selected []string
-	for _, o := range decodeAll(t, bytes.NewReader(render("default"))) {
+	for _, o := range decodeAll(t, bytes.NewReader(kustomize(t, "default"))) {
 		if o.GetKind() != "Service" || !selector.Matches(labels.Set(o.GetLabels())) {
 			continue
 		}

@@ -3,8 +3,6 @@ package config_test
 import (
 	"bytes"
 	"context"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kurz-dev/kurz/config"
-	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // access is one request the manager's ServiceAccount makes (or must not be
@@ -196,10 +193,6 @@ func applyRBAC(t *testing.T) {
 	t.Helper()
 	g := NewWithT(t)
 	ctx := context.Background()
-	kubectl, err := admin.Kubectl()
-	g.Expect(err).NotTo(HaveOccurred())
-	rendered, err := exec.Command(kubectl.Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "rbac")).Output()
-	g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/rbac")
 
 	// The namespace stays: without a namespace controller, envtest never
 	// finishes deleting one.
@@ -207,7 +200,7 @@ func applyRBAC(t *testing.T) {
 	if err := k8s.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	objs := decodeAll(t, bytes.NewReader(rendered))
+	objs := decodeAll(t, bytes.NewReader(kustomize(t, "rbac")))
 	g.Expect(objs).NotTo(BeEmpty())
 	for _, o := range objs {
 		g.Expect(k8s.Create(ctx, o)).To(Succeed(), "create %s %s", o.GetKind(), o.GetName())

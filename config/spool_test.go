@@ -1,7 +1,7 @@
 package config_test
 
 import (
-	"os/exec"
+	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,8 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestDeploymentSpoolsClicks: the container's root filesystem is read-only,
@@ -18,12 +16,8 @@ import (
 // during an outage could not keep its clicks.
 func TestDeploymentSpoolsClicks(t *testing.T) {
 	g := NewWithT(t)
-	kubectl, err := admin.Kubectl()
-	g.Expect(err).NotTo(HaveOccurred())
-	rendered, err := exec.Command(kubectl.Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", "default")).Output()
-	g.Expect(err).NotTo(HaveOccurred())
 	var d *appsv1.Deployment
-	for _, o := range decodeAll(t, strings.NewReader(string(rendered))) {
+	for _, o := range decodeAll(t, bytes.NewReader(kustomize(t, "default"))) {
 		if o.GetKind() == "Deployment" {
 			d = &appsv1.Deployment{}
 			g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, d)).To(Succeed())

@@ -1,8 +1,11 @@
 package config_test
 
 import (
+	"os/exec"
+	"path/filepath"
 	"testing"
 
+	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -22,4 +25,15 @@ func TestMain(m *testing.M) {
 		cfg, k8s, admin = e.Config, e.Client, e.Admin
 		return nil
 	})
+}
+
+// kustomize renders config/<dir> as `make deploy` does (kubectl kustomize).
+func kustomize(t *testing.T, dir string) []byte {
+	t.Helper()
+	g := NewWithT(t)
+	kubectl, err := admin.Kubectl()
+	g.Expect(err).NotTo(HaveOccurred())
+	out, err := exec.Command(kubectl.Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", dir)).Output()
+	g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/%s", dir)
+	return out
 }

@@ -35,10 +35,6 @@ func toLua(l *lua.LState, v any) lua.LValue {
 		return lua.LString(v)
 	case int64:
 		return lua.LNumber(v)
-	case int:
-		return lua.LNumber(v)
-	case int32:
-		return lua.LNumber(v)
 	case float64:
 		return lua.LNumber(v)
 	case []any:

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -30,7 +29,6 @@ import (
 func BenchmarkLinksReady(b *testing.B) {
 	n := envInt(b, "KURZ_BENCH_LINKS", 10000)
 	idle := envDuration(b, "KURZ_BENCH_IDLE", time.Minute)
-	ctx := context.Background()
 
 	// Like `kurz manager` (ctrl.GetConfig): no client-side rate limit.
 	fast := rest.CopyConfig(cfg)
@@ -129,7 +127,7 @@ func watchNamespace(b *testing.B, c cache.Cache, ns string, want int) *nsWatch {
 		}
 	}
 	for _, obj := range []client.Object{&kurzv1alpha1.Link{}, &kurzv1alpha1.Domain{}} {
-		inf, err := c.GetInformer(context.Background(), obj)
+		inf, err := c.GetInformer(ctx, obj)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -148,7 +146,6 @@ func watchNamespace(b *testing.B, c cache.Cache, ns string, want int) *nsWatch {
 
 // createLinks creates n links on host in ns from 16 goroutines.
 func createLinks(b *testing.B, c client.Client, ns, host string, n int) {
-	ctx := context.Background()
 	if err := parallel.Each(ctx, 0, n, 16, func(i int) error {
 		return c.Create(ctx, newLink(ns, fmt.Sprintf("l-%06d", i), host, fmt.Sprintf("k%06d", i)))
 	}); err != nil {
@@ -156,26 +153,28 @@ func createLinks(b *testing.B, c client.Client, ns, host string, n int) {
 	}
 }
 
+// envInt is the positive integer in environment variable name, def when
+// it is unset.
 func envInt(b *testing.B, name string, def int) int {
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v <= 0 {
-		b.Fatalf("%s=%q: want a positive integer", name, s)
-	}
-	return v
+	return envPositive(b, name, def, strconv.Atoi, "integer")
 }
 
+// envDuration is the positive duration in environment variable name, def
+// when it is unset.
 func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
+	return envPositive(b, name, def, time.ParseDuration, "duration")
+}
+
+// envPositive parses environment variable name, a positive what, with
+// parse; def when it is unset.
+func envPositive[T int | time.Duration](b *testing.B, name string, def T, parse func(string) (T, error), what string) T {
 	s := os.Getenv(name)
 	if s == "" {
 		return def
 	}
-	v, err := time.ParseDuration(s)
+	v, err := parse(s)
 	if err != nil || v <= 0 {
-		b.Fatalf("%s=%q: want a positive duration", name, s)
+		b.Fatalf("%s=%q: want a positive %s", name, s, what)
 	}
 	return v
 }

@@ -51,28 +51,20 @@ func (r *DomainReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error
 // Reconcile computes a Domain's status, checking DNS when a check is due,
 // and patches the status when it changed.
 func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	d, err := getLive[kurzv1alpha1.Domain](ctx, r, req)
-	if d == nil || err != nil {
-		return ctrl.Result{}, err
-	}
-	orig := d.DeepCopy()
+	return reconcileStatus(ctx, r.Client, r.Recorder, req, statusPass[*kurzv1alpha1.Domain]{kind: "domain", compute: r.computeStatus})
+}
 
+// computeStatus reads what d's status depends on (the Domains claiming its
+// hostname, its namespace) and sets it.
+func (r *DomainReconciler) computeStatus(ctx context.Context, d *kurzv1alpha1.Domain) (ctrl.Result, bool, error) {
 	var claimants kurzv1alpha1.DomainList
 	if err := r.List(ctx, &claimants, client.MatchingFields{fieldindex.Domain: string(d.Spec.Domain)}); err != nil {
-		return ctrl.Result{}, fmt.Errorf("list Domains of %s: %w", d.Spec.Domain, err)
+		return ctrl.Result{}, false, fmt.Errorf("list Domains of %s: %w", d.Spec.Domain, err)
 	}
 	ns := &corev1.Namespace{}
 	if err := r.Get(ctx, types.NamespacedName{Name: d.Namespace}, ns); err != nil {
-		return ctrl.Result{}, fmt.Errorf("get namespace of Domain %s: %w", d.Name, err)
+		return ctrl.Result{}, false, fmt.Errorf("get namespace of Domain %s: %w", d.Name, err)
 	}
 	result, lock := r.setStatus(ctx, d, claimants.Items, ns.UID, r.Now())
-
-	patched, retry, err := patchChangedStatus(ctx, r.Client, orig, d, lock, "domain")
-	if err != nil || !retry.IsZero() {
-		return retry, err
-	}
-	if patched {
-		recordTransition(r.Recorder, d, readyChanged(orig.Status.Conditions, d.Status.Conditions))
-	}
-	return result, nil
+	return result, lock, nil
 }

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"net"
 	"testing"
 	"time"
@@ -24,25 +23,17 @@ const (
 	dnsTypeTXT   = mdns.TypeTXT
 )
 
-const (
-	pending  = "False/" + kurzv1alpha1.ReasonVerificationPending
-	verified = "True/" + kurzv1alpha1.ReasonVerified
-	claimed  = "False/" + kurzv1alpha1.ReasonDomainClaimed
-)
-
 func TestDomainVerifiedByTXT(t *testing.T) {
 	g := NewWithT(t)
-	srv := newDNS(t)
-	startControllers(t, srv)
-	ns := newNamespace(t, "txt")
+	srv := startControllers(t)
+	ns, h := namespaceAndHost(t, "txt")
 
-	d := newDomain(ns, "go", host(t, "go.txt.test"))
-	createReady(g, d, pending)
+	d := createDomain(g, ns, "go", h, pending)
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 	token := d.Status.VerificationToken
 	g.Expect(token).To(HavePrefix("kurz-"))
 	g.Expect(len(token)).To(Equal(len("kurz-") + 32))
-	g.Expect(d.Status.Record).To(Equal(&kurzv1alpha1.DNSRecord{Name: "_kurz-challenge." + host(t, "go.txt.test"), Type: "TXT", Value: token}))
+	g.Expect(d.Status.Record).To(Equal(&kurzv1alpha1.DNSRecord{Name: "_kurz-challenge." + h, Type: "TXT", Value: token}))
 	g.Expect(d.Status.LastCheckTime).NotTo(BeNil())
 	g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
 	g.Expect(d.Status.CreatedAt).NotTo(BeNil())
@@ -51,16 +42,16 @@ func TestDomainVerifiedByTXT(t *testing.T) {
 	g.Expect(d.Status.Conditions[0].Message).NotTo(ContainSubstring(token))
 
 	// A wrong value does not verify it.
-	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT, "kurz-someone-else")
+	srv.Set("_kurz-challenge."+h, dnsTypeTXT, "kurz-someone-else")
 	g.Consistently(readyOf(d), "1s", poll).Should(Equal(pending))
 
-	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT, "kurz-someone-else", token)
+	srv.Set("_kurz-challenge."+h, dnsTypeTXT, "kurz-someone-else", token)
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(verified))
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainActive))
 	g.Expect(d.Status.VerificationToken).To(Equal(token), "the token is generated once")
 
 	// The record goes away: the periodic recheck demotes the domain.
-	srv.Set("_kurz-challenge."+host(t, "go.txt.test"), dnsTypeTXT)
+	srv.Set("_kurz-challenge."+h, dnsTypeTXT)
 	g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
 	g.Expect(d.Status.Phase).To(Equal(kurzv1alpha1.DomainPending))
 	g.Expect(d.Status.VerificationToken).To(Equal(token))
@@ -70,8 +61,7 @@ func TestDomainVerifiedByTXT(t *testing.T) {
 }
 
 func TestDomainVerifiedByRedirectTarget(t *testing.T) {
-	srv := newDNS(t)
-	startControllers(t, srv)
+	srv := startControllers(t)
 	ns := newNamespace(t, "target")
 
 	tests := []struct {
@@ -88,7 +78,7 @@ func TestDomainVerifiedByRedirectTarget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			d := newDomain(ns, "d"+string(rune('0'+i)), tt.hostname)
-			g.Expect(k8sClient.Create(context.Background(), d)).To(Succeed())
+			g.Expect(k8sClient.Create(ctx, d)).To(Succeed())
 			g.Eventually(readyOf(d), timeout, poll).Should(Equal(pending))
 
 			srv.Set(tt.hostname, tt.rrtype, tt.value)
@@ -108,20 +98,15 @@ func TestDomainVerifiedByRedirectTarget(t *testing.T) {
 // proves it, which then outranks every unproven claim whatever its age.
 func TestDomainClaimPassesToNextOldest(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	startControllers(t, srv)
+	srv := startControllers(t)
 	hostname := host(t, "go.claim.test")
 	nsA, nsC := newNamespace(t, "claim"), newNamespace(t, "claim")
 
-	owner := newDomain(nsA, "go", hostname)
-	createReady(g, owner, pending)
-	second := newDomain(nsA, "go-2", hostname)
-	createReady(g, second, claimed)
+	owner := createDomain(g, nsA, "go", hostname, pending)
+	second := createDomain(g, nsA, "go-2", hostname, claimed)
 	g.Expect(second.Status.Claim.Contested).To(BeFalse(), "its own workspace held the hostname")
 	g.Expect(second.Status.Conditions[0].Message).To(ContainSubstring("Domain go, which is older,"))
-	third := newDomain(nsC, "go", hostname)
-	createReady(g, third, claimed)
+	third := createDomain(g, nsC, "go", hostname, claimed)
 	g.Expect(third.Status.Claim.Contested).To(BeTrue())
 	g.Expect(third.Status.Conditions[0].Message).NotTo(ContainSubstring(nsA), "another workspace is never named")
 
@@ -169,14 +154,11 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 // another workspace's hostname does not take it over.
 func TestDomainEditCannotTakeHostname(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	startControllers(t, srv)
+	srv := startControllers(t)
 	oldHost, victimHost := host(t, "old.hijack.test"), host(t, "victim.hijack.test")
 	nsA, nsB := newNamespace(t, "hijack"), newNamespace(t, "hijack")
 
-	attacker := newDomain(nsA, "d", oldHost)
-	createReady(g, attacker, pending)
+	attacker := createDomain(g, nsA, "d", oldHost, pending)
 	g.Expect(attacker.Status.Claim).NotTo(BeNil())
 	g.Expect(attacker.Status.Claim.Hostname).To(Equal(oldHost))
 	attackerLink := newLink(nsA, "l", victimHost, "k")
@@ -184,8 +166,7 @@ func TestDomainEditCannotTakeHostname(t *testing.T) {
 
 	// The victim's Domain is the newer one, whatever the namespace names.
 	g.Eventually(time.Now, timeout, poll).Should(BeTemporally(">", attacker.CreationTimestamp.Add(time.Second)))
-	victim := newDomain(nsB, "d", victimHost)
-	createReady(g, victim, pending)
+	victim := createDomain(g, nsB, "d", victimHost, pending)
 	g.Expect(victim.CreationTimestamp.After(attacker.CreationTimestamp.Time)).To(BeTrue())
 	srv.Set("_kurz-challenge."+victimHost, dnsTypeTXT, victim.Status.VerificationToken)
 	g.Eventually(readyOf(victim), timeout, poll).Should(Equal(verified))
@@ -223,7 +204,6 @@ func silentDNS(t *testing.T) string {
 // DNS outage cannot demote an Active domain.
 func TestDomainDNSFailureFollowsSchedule(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
 	o := testOptions(srv)
 	o.DNSRecheckInterval = time.Hour
@@ -231,12 +211,10 @@ func TestDomainDNSFailureFollowsSchedule(t *testing.T) {
 	start(t, mgr)
 	ns := newNamespace(t, "dnsfail")
 
-	active := newDomain(ns, "active", host(t, "active.dnsfail.test"))
-	createReady(g, active, pending)
+	active := createDomain(g, ns, "active", host(t, "active.dnsfail.test"), pending)
 	srv.Set("_kurz-challenge."+string(active.Spec.Domain), dnsTypeTXT, active.Status.VerificationToken)
 	g.Eventually(readyOf(active), timeout, poll).Should(Equal(verified))
-	pendingDomain := newDomain(ns, "pending", host(t, "pending.dnsfail.test"))
-	createReady(g, pendingDomain, pending)
+	pendingDomain := createDomain(g, ns, "pending", host(t, "pending.dnsfail.test"), pending)
 	for _, d := range []*kurzv1alpha1.Domain{active, pendingDomain} {
 		g.Eventually(func(g Gomega) *metav1.Time {
 			var cached kurzv1alpha1.Domain

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -11,12 +10,10 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
-const txtRequired = "False/" + kurzv1alpha1.ReasonTXTRequired
-
 // claimOf fetches d and returns its claim (nil when unset).
 func claimOf(d *kurzv1alpha1.Domain) func(Gomega) *kurzv1alpha1.DomainClaim {
 	return func(g Gomega) *kurzv1alpha1.DomainClaim {
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(d), d)).To(Succeed())
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), d)).To(Succeed())
 		return d.Status.Claim
 	}
 }
@@ -29,22 +26,17 @@ func claimOf(d *kurzv1alpha1.Domain) func(Gomega) *kurzv1alpha1.DomainClaim {
 // its links never serve; the victim's new Domain gets its hostname back.
 func TestSquatterNeverInheritsHostname(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	startControllers(t, srv)
-	hostname := host(t, "links.victim.test")
-	srv.Set(hostname, dnsTypeCNAME, targetHost)
+	srv := startControllers(t)
+	hostname := targetedHost(t, srv, "links.victim.test")
 	nsV, nsB := newNamespace(t, "victim"), newNamespace(t, "squat")
 
-	victim := newDomain(nsV, "links", hostname)
-	createReady(g, victim, verified)
+	victim := createDomain(g, nsV, "links", hostname, verified)
 	g.Expect(victim.Status.Claim.Contested).To(BeFalse())
 	g.Expect(victim.Status.Claim.Proof).To(Equal(kurzv1alpha1.ProofTarget))
 	victimLink := newLink(nsV, "l", hostname, "k")
 	createReady(g, victimLink, linkActive)
 
-	squat := newDomain(nsB, "links", hostname)
-	createReady(g, squat, claimed)
+	squat := createDomain(g, nsB, "links", hostname, claimed)
 	g.Expect(squat.Status.Claim.Contested).To(BeTrue())
 	// The condition says what would move the hostname: the squatter's own
 	// record, which only the DNS owner can publish.
@@ -54,8 +46,10 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 	squatLink := newLink(nsB, "l", hostname, "k")
 	createReady(g, squatLink, linkDomainNotFound)
 
-	// neverServes: the squatter's Domain and link stay out, for a while.
+	// neverServes: with the hostname free, the squatter's Domain waits for
+	// its TXT record; it and its link stay out, for a while.
 	neverServes := func(g Gomega) {
+		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
 		g.Consistently(func(g Gomega) []string {
 			return []string{readyOf(squat)(g), readyOf(squatLink)(g)}
 		}, "1500ms", poll).Should(Equal([]string{txtRequired, linkDomainNotFound}))
@@ -71,22 +65,25 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(claimed))
 		g.Expect(readyOf(squatLink)(g)).To(Equal(linkDomainNotFound))
 	}
+	// victimReturns: the victim recreates its Domain, named name, and
+	// takes the hostname back.
+	victimReturns := func(g Gomega, name string) {
+		victim = newDomain(nsV, name, hostname)
+		g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
+		victimBack(g, victim)
+	}
 
 	t.Run("delete and recreate", func(t *testing.T) {
 		g := NewWithT(t)
 		g.Expect(k8sClient.Delete(ctx, victim)).To(Succeed())
 		g.Eventually(readyOf(victimLink), timeout, poll).Should(Equal(linkDomainNotFound))
-		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
 		neverServes(g)
-		victim = newDomain(nsV, "links", hostname)
-		g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
-		victimBack(g, victim)
+		victimReturns(g, "links")
 	})
 
 	t.Run("rename away and back", func(t *testing.T) {
 		g := NewWithT(t)
 		setHostname(g, victim, host(t, "elsewhere.victim.test"))
-		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
 		neverServes(g)
 		setHostname(g, victim, hostname)
 		victimBack(g, victim)
@@ -95,11 +92,8 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 	t.Run("prune and recreate under another name", func(t *testing.T) {
 		g := NewWithT(t)
 		g.Expect(k8sClient.Delete(ctx, victim)).To(Succeed())
-		g.Eventually(readyOf(squat), timeout, poll).Should(Equal(txtRequired))
 		neverServes(g)
-		victim = newDomain(nsV, "links-v2", hostname)
-		g.Expect(k8sClient.Create(ctx, victim)).To(Succeed())
-		victimBack(g, victim)
+		victimReturns(g, "links-v2")
 	})
 
 	t.Run("the victim's TXT record survives a recreate", func(t *testing.T) {
@@ -123,9 +117,7 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 // the record (twice seen absent) gives it back.
 func TestBuyerTakesOverWithTXT(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	startControllers(t, srv)
+	srv := startControllers(t)
 	hostname := host(t, "go.sold.test")
 	nsOld, nsNew := newNamespace(t, "stale"), newNamespace(t, "buyer")
 
@@ -135,8 +127,7 @@ func TestBuyerTakesOverWithTXT(t *testing.T) {
 	staleLink := newLink(nsOld, "l", hostname, "k")
 	createReady(g, staleLink, linkActive)
 
-	buyer := newDomain(nsNew, "go", hostname)
-	createReady(g, buyer, claimed)
+	buyer := createDomain(g, nsNew, "go", hostname, claimed)
 	g.Expect(buyer.Status.Claim.Contested).To(BeTrue())
 	buyerLink := newLink(nsNew, "l", hostname, "k")
 	createReady(g, buyerLink, linkDomainNotFound)

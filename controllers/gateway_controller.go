@@ -163,23 +163,12 @@ func (r *GatewayReconciler) listParents(ctx context.Context) (map[string]client.
 // is kept.
 func (r *GatewayReconciler) writeParent(ctx context.Context, existing client.Object, name string, hosts []string) error {
 	var desired, updated client.Object
-	switch {
-	case r.Config.ListenerSets():
+	if r.Config.ListenerSets() {
 		ls := routing.DesiredListenerSet(r.Config, name, hosts)
-		desired = ls
-		if e, ok := existing.(*gatewayv1.ListenerSet); ok && routing.ParentDiffers(e, ls, &e.Spec, &ls.Spec) {
-			u := e.DeepCopy()
-			u.Labels, u.Annotations, u.Spec = ls.Labels, ls.Annotations, ls.Spec
-			updated = u
-		}
-	default:
+		desired, updated = ls, ownedUpdate(existing, ls, func(o *gatewayv1.ListenerSet) *gatewayv1.ListenerSetSpec { return &o.Spec })
+	} else {
 		gw := routing.DesiredGateway(r.Config, name, hosts)
-		desired = gw
-		if e, ok := existing.(*gatewayv1.Gateway); ok && routing.ParentDiffers(e, gw, &e.Spec, &gw.Spec) {
-			u := e.DeepCopy()
-			u.Labels, u.Annotations, u.Spec = gw.Labels, gw.Annotations, gw.Spec
-			updated = u
-		}
+		desired, updated = gw, ownedUpdate(existing, gw, func(o *gatewayv1.Gateway) *gatewayv1.GatewaySpec { return &o.Spec })
 	}
 	log := ctrl.LoggerFrom(ctx)
 	kind := r.Config.ParentKind()

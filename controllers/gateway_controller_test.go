@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -20,11 +19,13 @@ import (
 	"github.com/kurz-dev/kurz/internal/routing"
 )
 
-// startGatewayControllers starts controllers that keep Gateways of class
-// example (or, with shared set, ListenerSets on it) with a cert-manager
-// annotation, in a namespace of their own; it returns that namespace.
-func startGatewayControllers(t *testing.T, srv *dnstest.Server, grace time.Duration, shared *types.NamespacedName) string {
+// startGatewayControllers starts a DNS server (newDNS) and controllers
+// that keep Gateways of class example (or, with shared set, ListenerSets on
+// it) with a cert-manager annotation and an hour's grace period, in a
+// namespace of their own; it returns the server and that namespace.
+func startGatewayControllers(t *testing.T, shared *types.NamespacedName) (*dnstest.Server, string) {
 	t.Helper()
+	srv := newDNS(t)
 	gwNS := newNamespace(t, "kurz-gw")
 	o := testOptions(srv)
 	if shared != nil {
@@ -33,36 +34,20 @@ func startGatewayControllers(t *testing.T, srv *dnstest.Server, grace time.Durat
 		o.Gateway.Class = "example"
 	}
 	o.Ingress.Namespace = gwNS
-	o.Ingress.GracePeriod = grace
+	o.Ingress.GracePeriod = time.Hour
 	o.Gateway.Annotations = map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}
 	start(t, newManager(t, cfg, o, nil))
-	return gwNS
+	return srv, gwNS
 }
 
 // routeOf fetches the HTTPRoute of Domain ns/name in gwNS (nil: none).
 func routeOf(gwNS, ns, name string) func(Gomega) *gatewayv1.HTTPRoute {
-	return func(g Gomega) *gatewayv1.HTTPRoute {
-		r := &gatewayv1.HTTPRoute{}
-		err := k8sClient.Get(context.Background(), types.NamespacedName{Namespace: gwNS, Name: routing.RouteName(ns, name)}, r)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		g.Expect(err).NotTo(HaveOccurred())
-		return r
-	}
+	return objectOf[gatewayv1.HTTPRoute](gwNS, routing.RouteName(ns, name))
 }
 
 // gatewayOf fetches Gateway name in gwNS (nil: none).
 func gatewayOf(gwNS, name string) func(Gomega) *gatewayv1.Gateway {
-	return func(g Gomega) *gatewayv1.Gateway {
-		gw := &gatewayv1.Gateway{}
-		err := k8sClient.Get(context.Background(), types.NamespacedName{Namespace: gwNS, Name: name}, gw)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		g.Expect(err).NotTo(HaveOccurred())
-		return gw
-	}
+	return objectOf[gatewayv1.Gateway](gwNS, name)
 }
 
 // listenerHosts maps the Gateways (or ListenerSets) of gwNS to the
@@ -79,14 +64,14 @@ func listenerHosts(gwNS string, listenerSets bool) func(Gomega) map[string][]str
 		}
 		if listenerSets {
 			var list gatewayv1.ListenerSetList
-			g.Expect(k8sClient.List(context.Background(), &list, client.InNamespace(gwNS))).To(Succeed())
+			g.Expect(k8sClient.List(ctx, &list, client.InNamespace(gwNS))).To(Succeed())
 			for i := range list.Items {
 				add(list.Items[i].Name, &list.Items[i])
 			}
 			return out
 		}
 		var list gatewayv1.GatewayList
-		g.Expect(k8sClient.List(context.Background(), &list, client.InNamespace(gwNS))).To(Succeed())
+		g.Expect(k8sClient.List(ctx, &list, client.InNamespace(gwNS))).To(Succeed())
 		for i := range list.Items {
 			add(list.Items[i].Name, &list.Items[i])
 		}
@@ -96,14 +81,11 @@ func listenerHosts(gwNS string, listenerSets bool) func(Gomega) map[string][]str
 
 func TestGatewayFollowsDomain(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	gwNS := startGatewayControllers(t, srv, time.Hour, nil)
+	srv, gwNS := startGatewayControllers(t, nil)
 	ns := newNamespace(t, "gw")
 	hostA, hostB := host(t, "go.gw.test"), host(t, "links.gw.test")
 
-	d := newDomain(ns, "go", hostA)
-	createReady(g, d, pending)
+	d := createDomain(g, ns, "go", hostA, pending)
 	g.Eventually(tlsReadyOf(d), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 	g.Expect(meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionTLSReady).Message).To(ContainSubstring("No Gateway listener routes"))
 	g.Expect(routeOf(gwNS, ns, "go")(g)).To(BeNil(), "no HTTPRoute before the Domain is verified")
@@ -187,19 +169,15 @@ func TestGatewayFollowsDomain(t *testing.T) {
 
 func TestGatewayOnlyForTheHostnameOwner(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	gwNS := startGatewayControllers(t, srv, time.Hour, nil)
+	srv, gwNS := startGatewayControllers(t, nil)
 	nsA, nsB := newNamespace(t, "gwown-a"), newNamespace(t, "gwown-b")
-	h := host(t, "go.gwown.test")
+	h := targetedHost(t, srv, "go.gwown.test")
 
-	srv.Set(h, dnsTypeCNAME, targetHost+".")
 	a := newDomain(nsA, "go", h)
 	g.Expect(k8sClient.Create(ctx, a)).To(Succeed())
 	g.Eventually(tlsReadyOf(a), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonSecretMissing))
 
-	b := newDomain(nsB, "go", h)
-	createReady(g, b, claimed)
+	b := createDomain(g, nsB, "go", h, claimed)
 	g.Eventually(tlsReadyOf(b), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 	g.Expect(routeOf(gwNS, nsB, "go")(g)).To(BeNil(), "a Domain that does not hold its hostname gets no HTTPRoute")
 
@@ -214,11 +192,8 @@ func TestGatewayOnlyForTheHostnameOwner(t *testing.T) {
 
 func TestGatewayKeptThroughGracePeriod(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	gwNS := startGatewayControllers(t, srv, time.Hour, nil)
-	ns := newNamespace(t, "gwgrace")
-	h := host(t, "go.gwgrace.test")
+	srv, gwNS := startGatewayControllers(t, nil)
+	ns, h := namespaceAndHost(t, "gwgrace")
 
 	publishTXT(t, srv, ns, h)
 	d := newDomain(ns, "go", h)
@@ -244,7 +219,6 @@ func TestGatewayKeptThroughGracePeriod(t *testing.T) {
 // and TLSReady names the one in the way.
 func TestGatewayOrphansAndForeignObjects(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
 	gwNS := newNamespace(t, "kurz-gworph")
 	c := routing.GatewayConfig{Class: "example", Namespace: gwNS, Backend: routing.Backend{Service: "kurz-redirect", PortNumber: 80}}
@@ -257,8 +231,7 @@ func TestGatewayOrphansAndForeignObjects(t *testing.T) {
 	foreignGW.Labels = nil
 	g.Expect(k8sClient.Create(ctx, foreignGW)).To(Succeed())
 
-	ns := newNamespace(t, "gworph")
-	h := host(t, "go.gworph.test")
+	ns, h := namespaceAndHost(t, "gworph")
 	foreignRoute := routing.DesiredHTTPRoute(c, newDomain(ns, "taken", h), "")
 	foreignRoute.Labels = nil
 	g.Expect(k8sClient.Create(ctx, foreignRoute)).To(Succeed())
@@ -305,9 +278,7 @@ func TestListenerSetsMoreThan64Hostnames(t *testing.T) {
 
 func testManyHostnames(t *testing.T, shared *types.NamespacedName) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	gwNS := startGatewayControllers(t, srv, time.Hour, shared)
+	srv, gwNS := startGatewayControllers(t, shared)
 	ns := newNamespace(t, "many")
 	const n = 70
 	capacity := routing.MaxListeners - 1
@@ -317,8 +288,7 @@ func testManyHostnames(t *testing.T, shared *types.NamespacedName) {
 	hosts := make([]string, n+3)
 	domains := make([]*kurzv1alpha1.Domain, n+3)
 	for i := range hosts {
-		hosts[i] = host(t, fmt.Sprintf("h%03d.many.test", i))
-		srv.Set(hosts[i], dnsTypeCNAME, targetHost+".")
+		hosts[i] = targetedHost(t, srv, fmt.Sprintf("h%03d.many.test", i))
 		domains[i] = newDomain(ns, fmt.Sprintf("h%03d", i), hosts[i])
 	}
 	for _, d := range domains[:n] {

@@ -40,14 +40,8 @@ func (s gatewayRoutes) desired(d *kurzv1alpha1.Domain, existing client.Object) c
 	return routing.DesiredHTTPRoute(s.config, d, parent)
 }
 
-func (gatewayRoutes) differs(existing, desired client.Object) bool {
-	return routing.RouteDiffers(existing.(*gatewayv1.HTTPRoute), desired.(*gatewayv1.HTTPRoute))
-}
-
-func (gatewayRoutes) updated(existing, desired client.Object) client.Object {
-	u, want := existing.(*gatewayv1.HTTPRoute).DeepCopy(), desired.(*gatewayv1.HTTPRoute)
-	u.Labels, u.Annotations, u.Spec = want.Labels, want.Annotations, want.Spec
-	return u
+func (gatewayRoutes) update(existing, desired client.Object) client.Object {
+	return ownedUpdate(existing, desired.(*gatewayv1.HTTPRoute), func(r *gatewayv1.HTTPRoute) *gatewayv1.HTTPRouteSpec { return &r.Spec })
 }
 
 // served: the route serves once its HTTPS listener is in the Gateway or

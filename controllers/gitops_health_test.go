@@ -30,7 +30,7 @@ func healthOf(t *testing.T, obj client.Object, strip ...string) func(Gomega) hea
 	return func(g Gomega) health {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(kurzv1alpha1.GroupVersion.WithKind(kindOf(obj)))
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(obj), u)).To(Succeed())
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), u)).To(Succeed())
 		for _, field := range strip {
 			unstructured.RemoveNestedField(u.Object, field)
 		}
@@ -63,10 +63,8 @@ func reads(k status.Status, argo, msg string) types.GomegaMatcher {
 // message.
 func TestGitOpsHealthOfEveryState(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
-	hostname := host(t, "go.health.test")
-	srv.Set(hostname, dnsTypeCNAME, targetHost)
+	hostname := targetedHost(t, srv, "go.health.test")
 	nsA, nsB := newNamespace(t, "health-a"), newNamespace(t, "health-b")
 
 	// Before any controller ran: no status at all.
@@ -87,8 +85,7 @@ func TestGitOpsHealthOfEveryState(t *testing.T) {
 	g.Eventually(healthOf(t, first), timeout, poll).Should(reads(status.InProgressStatus, "Progressing", "DomainNotFound: No Domain"))
 
 	t.Log("verified Domain and active Link: Current")
-	domA := newDomain(nsA, "go", hostname)
-	createReady(g, domA, verified)
+	domA := createDomain(g, nsA, "go", hostname, verified)
 	g.Eventually(healthOf(t, domA), timeout, poll).Should(reads(status.CurrentStatus, "Healthy", "Verified: "+hostname+" points at a redirect target"))
 	g.Eventually(readyOf(first), timeout, poll).Should(Equal(linkActive))
 	g.Eventually(healthOf(t, first), timeout, poll).Should(reads(status.CurrentStatus, "Healthy", "Active: The link serves"))
@@ -107,13 +104,11 @@ func TestGitOpsHealthOfEveryState(t *testing.T) {
 	g.Eventually(healthOf(t, dup), timeout, poll).Should(reads(status.FailedStatus, "Degraded", "KeyConflict: Link first, which is older, holds the key"))
 
 	t.Log("Domain waiting for DNS: Reconciling")
-	waitDNS := newDomain(nsA, "pending", host(t, "pending.health.test"))
-	createReady(g, waitDNS, pending)
+	waitDNS := createDomain(g, nsA, "pending", host(t, "pending.health.test"), pending)
 	g.Eventually(healthOf(t, waitDNS), timeout, poll).Should(reads(status.InProgressStatus, "Progressing", "VerificationPending: Publish the TXT record"))
 
 	t.Log("hostname held by another workspace: Domain and its Link Stalled")
-	squat := newDomain(nsB, "go", hostname)
-	createReady(g, squat, claimed)
+	squat := createDomain(g, nsB, "go", hostname, claimed)
 	g.Eventually(healthOf(t, squat), timeout, poll).Should(reads(status.FailedStatus, "Degraded", "DomainClaimed: The hostname "+hostname+" is held by"))
 	squatLink := newLink(nsB, "l", hostname, "k")
 	g.Expect(k8sClient.Create(ctx, squatLink)).To(Succeed())
@@ -163,7 +158,7 @@ func runHealth(script string, u *unstructured.Unstructured) (string, string, err
 			return "", "", err
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	l.SetContext(ctx)
 	l.SetGlobal("obj", toLua(l, u.Object))

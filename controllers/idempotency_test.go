@@ -60,7 +60,7 @@ func (s countingStatus) Patch(ctx context.Context, o client.Object, p client.Pat
 func resourceVersions(g Gomega, objs ...client.Object) []string {
 	out := make([]string, len(objs))
 	for i, o := range objs {
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(o), o)).To(Succeed())
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
 		out[i] = o.GetResourceVersion()
 	}
 	return out
@@ -71,7 +71,6 @@ func resourceVersions(g Gomega, objs ...client.Object) []string {
 // none.
 func TestSettledObjectsGetNoWrites(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
 	o := testOptions(srv)
 	// Long DNS waits: a due check writes lastCheckTime by design.
@@ -83,8 +82,7 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 
 	pendingDomain := newDomain(ns, "pending", host(t, "pending.idem.test"))
 	g.Expect(k8sClient.Create(ctx, pendingDomain)).To(Succeed())
-	d := newDomain(ns, "go", hostname)
-	createReady(g, d, pending)
+	d := createDomain(g, ns, "go", hostname, pending)
 	srv.Set("_kurz-challenge."+hostname, dnsTypeTXT, d.Status.VerificationToken)
 	// Spec change forces a check (and shows updatedAt is stamped).
 	d.Spec.NotFoundURL = ptrTo(kurzv1alpha1.URL("https://example.com/404"))

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -26,7 +25,6 @@ import (
 func BenchmarkIngresses(b *testing.B) {
 	n := envInt(b, "KURZ_BENCH_DOMAINS", 200)
 	idle := envDuration(b, "KURZ_BENCH_IDLE", 10*time.Second)
-	ctx := context.Background()
 	fast := rest.CopyConfig(cfg)
 	fast.QPS, fast.Burst = -1, 0
 	srv := newDNS(b)

@@ -1,14 +1,12 @@
 package controllers_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -22,19 +20,21 @@ import (
 	"github.com/kurz-dev/kurz/internal/routing"
 )
 
-// startIngressControllers starts controllers that keep Ingresses of class
-// nginx, with a cert-manager annotation, in a namespace of their own; it
-// returns that namespace.
-func startIngressControllers(t *testing.T, srv *dnstest.Server, grace time.Duration) string {
+// startIngressControllers starts a DNS server (newDNS) and controllers
+// that keep Ingresses of class nginx, with a cert-manager annotation and an
+// hour's grace period, in a namespace of their own; it returns the server
+// and that namespace.
+func startIngressControllers(t *testing.T) (*dnstest.Server, string) {
 	t.Helper()
+	srv := newDNS(t)
 	ingressNS := newNamespace(t, "kurz-ing")
 	o := testOptions(srv)
 	o.Ingress.Class = "nginx"
 	o.Ingress.Namespace = ingressNS
 	o.Ingress.Annotations = map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}
-	o.Ingress.GracePeriod = grace
+	o.Ingress.GracePeriod = time.Hour
 	start(t, newManager(t, cfg, o, nil))
-	return ingressNS
+	return srv, ingressNS
 }
 
 // publishTXT publishes d's challenge record for hostname, whose value
@@ -42,29 +42,21 @@ func startIngressControllers(t *testing.T, srv *dnstest.Server, grace time.Durat
 func publishTXT(t *testing.T, srv *dnstest.Server, ns, hostname string) {
 	t.Helper()
 	n := &corev1.Namespace{}
-	if err := k8sClient.Get(context.Background(), types.NamespacedName{Name: ns}, n); err != nil {
+	if err := k8sClient.Get(ctx, types.NamespacedName{Name: ns}, n); err != nil {
 		t.Fatal(err)
 	}
 	srv.Set(kurzv1alpha1.ChallengeRecordPrefix+hostname, dnsTypeTXT, claims.ChallengeValue(n.UID, hostname))
 }
 
-// ingressOf fetches the Ingress of Domain ns/name in ingressNS.
+// ingressOf fetches the Ingress of Domain ns/name in ingressNS (nil: none).
 func ingressOf(ingressNS, ns, name string) func(Gomega) *networkingv1.Ingress {
-	return func(g Gomega) *networkingv1.Ingress {
-		ing := &networkingv1.Ingress{}
-		err := k8sClient.Get(context.Background(), types.NamespacedName{Namespace: ingressNS, Name: routing.IngressName(ns, name)}, ing)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		g.Expect(err).NotTo(HaveOccurred())
-		return ing
-	}
+	return objectOf[networkingv1.Ingress](ingressNS, routing.IngressName(ns, name))
 }
 
 // tlsReadyOf fetches d and returns its TLSReady condition as "Status/Reason".
 func tlsReadyOf(d *kurzv1alpha1.Domain) func(Gomega) string {
 	return func(g Gomega) string {
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(d), d)).To(Succeed())
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(d), d)).To(Succeed())
 		c := meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionTLSReady)
 		if c == nil {
 			return ""
@@ -75,14 +67,11 @@ func tlsReadyOf(d *kurzv1alpha1.Domain) func(Gomega) string {
 
 func TestIngressFollowsDomain(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	ingressNS := startIngressControllers(t, srv, time.Hour)
+	srv, ingressNS := startIngressControllers(t)
 	ns := newNamespace(t, "ing")
 	hostA, hostB := host(t, "go.ing.test"), host(t, "links.ing.test")
 
-	d := newDomain(ns, "go", hostA)
-	createReady(g, d, pending)
+	d := createDomain(g, ns, "go", hostA, pending)
 	g.Eventually(tlsReadyOf(d), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 	g.Expect(ingressOf(ingressNS, ns, "go")(g)).To(BeNil(), "no Ingress before the Domain is verified")
 
@@ -132,19 +121,14 @@ func TestIngressFollowsDomain(t *testing.T) {
 
 func TestIngressOnlyForTheHostnameOwner(t *testing.T) {
 	g := NewWithT(t)
-	srv := newDNS(t)
-	ingressNS := startIngressControllers(t, srv, time.Hour)
+	srv, ingressNS := startIngressControllers(t)
 	nsA, nsB := newNamespace(t, "own-a"), newNamespace(t, "own-b")
-	h := host(t, "go.own.test")
-
 	// A is proven by its CNAME; B, younger, only claims.
-	srv.Set(h, dnsTypeCNAME, targetHost+".")
-	a := newDomain(nsA, "go", h)
-	createReady(g, a, verified)
+	h := targetedHost(t, srv, "go.own.test")
+	createDomain(g, nsA, "go", h, verified)
 	g.Eventually(ingressOf(ingressNS, nsA, "go"), timeout, poll).ShouldNot(BeNil())
 
-	b := newDomain(nsB, "go", h)
-	createReady(g, b, claimed)
+	b := createDomain(g, nsB, "go", h, claimed)
 	g.Eventually(tlsReadyOf(b), timeout, poll).Should(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 	g.Consistently(ingressOf(ingressNS, nsB, "go"), "1s", poll).Should(BeNil(), "a Domain that does not hold its hostname gets no Ingress")
 
@@ -159,11 +143,8 @@ func TestIngressOnlyForTheHostnameOwner(t *testing.T) {
 
 func TestIngressKeptThroughGracePeriod(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	ingressNS := startIngressControllers(t, srv, time.Hour)
-	ns := newNamespace(t, "grace")
-	h := host(t, "go.grace.test")
+	srv, ingressNS := startIngressControllers(t)
+	ns, h := namespaceAndHost(t, "grace")
 
 	publishTXT(t, srv, ns, h)
 	d := newDomain(ns, "go", h)
@@ -182,7 +163,6 @@ func TestIngressKeptThroughGracePeriod(t *testing.T) {
 
 func TestIngressOrphansRemovedOnStart(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
 	ingressNS := newNamespace(t, "kurz-orphans")
 
@@ -209,15 +189,11 @@ func TestIngressOrphansRemovedOnStart(t *testing.T) {
 
 func TestNoIngressWithoutIngressClass(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	startControllers(t, srv)
-	ns := newNamespace(t, "noclass")
-	h := host(t, "go.noclass.test")
+	srv := startControllers(t)
+	ns, h := namespaceAndHost(t, "noclass")
 
 	publishTXT(t, srv, ns, h)
-	d := newDomain(ns, "go", h)
-	createReady(g, d, verified)
+	d := createDomain(g, ns, "go", h, verified)
 	g.Consistently(func(g Gomega) []networkingv1.Ingress {
 		var list networkingv1.IngressList
 		g.Expect(k8sClient.List(ctx, &list, client.MatchingLabels{routing.LabelDomainNamespace: ns})).To(Succeed())
@@ -248,11 +224,8 @@ func TestIngressOptionsValidate(t *testing.T) {
 // kurz creates its own.
 func TestIngressNameTakenByAnother(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	ingressNS := startIngressControllers(t, srv, time.Hour)
-	ns := newNamespace(t, "taken")
-	h := host(t, "go.taken.test")
+	srv, ingressNS := startIngressControllers(t)
+	ns, h := namespaceAndHost(t, "taken")
 
 	foreign := routing.DesiredIngress(routing.IngressConfig{Class: "other", Namespace: ingressNS,
 		Backend: routing.Backend{Service: "someone", PortNumber: 80}}, newDomain(ns, "go", h))
@@ -260,8 +233,7 @@ func TestIngressNameTakenByAnother(t *testing.T) {
 	g.Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
 
 	publishTXT(t, srv, ns, h)
-	d := newDomain(ns, "go", h)
-	createReady(g, d, verified)
+	d := createDomain(g, ns, "go", h, verified)
 	g.Eventually(func(g Gomega) string {
 		g.Expect(tlsReadyOf(d)(g)).To(Equal("False/" + kurzv1alpha1.ReasonRoutePending))
 		return meta.FindStatusCondition(d.Status.Conditions, kurzv1alpha1.ConditionTLSReady).Message

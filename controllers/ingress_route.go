@@ -26,14 +26,8 @@ func (s ingressRoutes) desired(d *kurzv1alpha1.Domain, _ client.Object) client.O
 	return routing.DesiredIngress(s.config, d)
 }
 
-func (ingressRoutes) differs(existing, desired client.Object) bool {
-	return routing.Differs(existing.(*networkingv1.Ingress), desired.(*networkingv1.Ingress))
-}
-
-func (ingressRoutes) updated(existing, desired client.Object) client.Object {
-	u, want := existing.(*networkingv1.Ingress).DeepCopy(), desired.(*networkingv1.Ingress)
-	u.Labels, u.Annotations, u.Spec = want.Labels, want.Annotations, want.Spec
-	return u
+func (ingressRoutes) update(existing, desired client.Object) client.Object {
+	return ownedUpdate(existing, desired.(*networkingv1.Ingress), func(i *networkingv1.Ingress) *networkingv1.IngressSpec { return &i.Spec })
 }
 
 func (ingressRoutes) served(_ context.Context, _ client.Reader, routed client.Object) (kurzv1alpha1.DomainTLS, string, error) {

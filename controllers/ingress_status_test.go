@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -19,11 +18,8 @@ import (
 
 func TestTLSReadyFollowsCertificateAndSecret(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	ingressNS := startIngressControllers(t, srv, time.Hour)
-	ns := newNamespace(t, "tls")
-	h := host(t, "go.tls.test")
+	srv, ingressNS := startIngressControllers(t)
+	ns, h := namespaceAndHost(t, "tls")
 	secretName := routing.SecretName(h)
 
 	publishTXT(t, srv, ns, h)
@@ -74,14 +70,14 @@ func TestTLSReadyFollowsCertificateAndSecret(t *testing.T) {
 // cert-manager does, through the status subresource.
 func setCertificateReady(g Gomega, cert *unstructured.Unstructured, status, reason, message string) {
 	g.Eventually(func() error {
-		if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(cert), cert); err != nil {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(cert), cert); err != nil {
 			return err
 		}
 		_ = unstructured.SetNestedSlice(cert.Object, []any{map[string]any{
 			"type": "Ready", "status": status, "reason": reason, "message": message,
 			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
 		}}, "status", "conditions")
-		return k8sClient.Status().Update(context.Background(), cert)
+		return k8sClient.Status().Update(ctx, cert)
 	}, timeout, poll).Should(Succeed())
 }
 

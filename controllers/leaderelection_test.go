@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -22,7 +21,6 @@ func isElected(mgr ctrl.Manager) bool {
 // without releasing its Lease (a crash), the other takes over.
 func TestLeaderElection(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
 	ns := newNamespace(t, "le")
 	leaseDuration, renewDeadline, retryPeriod := 3*time.Second, 2*time.Second, 500*time.Millisecond

@@ -54,27 +54,19 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 
 // Reconcile computes a Link's status and patches it when it changed.
 func (r *LinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	link, err := getLive[kurzv1alpha1.Link](ctx, r, req)
-	if link == nil || err != nil {
-		return ctrl.Result{}, err
-	}
-	orig := link.DeepCopy()
-	now := r.Now()
+	return reconcileStatus(ctx, r.Client, r.Recorder, req, statusPass[*kurzv1alpha1.Link]{kind: "link", compute: r.computeStatus, quiet: firstActive})
+}
 
+// computeStatus reads the link's inputs and sets its status; it requeues
+// for the link's expiry.
+func (r *LinkReconciler) computeStatus(ctx context.Context, link *kurzv1alpha1.Link) (ctrl.Result, bool, error) {
+	now := r.Now()
 	in, err := r.lookup(ctx, link)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, false, err
 	}
 	stamped := setLinkStatus(link, in, now)
-
-	patched, retry, err := patchChangedStatus(ctx, r.Client, orig, link, stamped, "link")
-	if err != nil || !retry.IsZero() {
-		return retry, err
-	}
-	if c := readyChanged(orig.Status.Conditions, link.Status.Conditions); patched && c != nil && !firstActive(orig, c) {
-		recordTransition(r.Recorder, link, c)
-	}
-	return linkRequeue(link, now), nil
+	return linkRequeue(link, now), stamped, nil
 }
 
 // linkInputs are the objects a Link's readiness depends on.

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -12,18 +11,9 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
-const (
-	linkActive         = "True/" + kurzv1alpha1.ReasonActive
-	linkDomainNotFound = "False/" + kurzv1alpha1.ReasonDomainNotFound
-	linkKeyConflict    = "False/" + kurzv1alpha1.ReasonKeyConflict
-	linkExpired        = "True/" + kurzv1alpha1.ReasonExpired
-)
-
 func TestLinkDomainNotFound(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	startControllers(t, srv)
+	srv := startControllers(t)
 	ns, other := newNamespace(t, "nf"), newNamespace(t, "nf")
 
 	l := newLink(ns, "l", host(t, "go.nf.test"), "k")
@@ -65,8 +55,7 @@ func TestLinkDomainNotFound(t *testing.T) {
 
 func TestLinkKeyConflict(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	startControllers(t, newDNS(t))
+	startControllers(t)
 	ns, other := newNamespace(t, "kc"), newNamespace(t, "kc")
 	g.Expect(k8sClient.Create(ctx, newDomain(ns, "go", host(t, "go.kc.test")))).To(Succeed())
 
@@ -106,7 +95,6 @@ func TestLinkKeyConflict(t *testing.T) {
 
 func TestLinkExpiry(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	ns, h := startWithDomain(t, "exp")
 
 	// expiresAt has one-second resolution in the API.
@@ -137,7 +125,6 @@ func TestLinkExpiry(t *testing.T) {
 
 func TestLinkStatusFields(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	ns, h := startWithDomain(t, "st")
 
 	l := newLink(ns, "l", h, "k")

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -22,16 +21,13 @@ import (
 // reconciles the Links of the namespace that lost it.
 func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
-	srv := newDNS(t)
-	mgr := startControllers(t, srv)
+	mgr := newManager(t, cfg, testOptions(newDNS(t)), nil)
+	start(t, mgr)
 	hostname := host(t, "go.fair.test")
 	nsV, nsB := newNamespace(t, "fair"), newNamespace(t, "fair")
 
-	victim := newDomain(nsV, "d", hostname)
-	createReady(g, victim, pending)
-	squat := newDomain(nsB, "d", hostname)
-	createReady(g, squat, claimed)
+	victim := createDomain(g, nsV, "d", hostname, pending)
+	squat := createDomain(g, nsB, "d", hostname, claimed)
 	for _, l := range []*kurzv1alpha1.Link{newLink(nsV, "a", hostname, "a"), newLink(nsV, "b", hostname, "b"), newLink(nsB, "x", hostname, "x")} {
 		g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 		g.Eventually(readyOf(l), timeout, poll).ShouldNot(BeEmpty())
@@ -86,7 +82,6 @@ func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
 // this test waits.
 func TestSlowZoneDoesNotStarveVerification(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	srv := newDNS(t)
 	o := testOptions(srv)
 	o.DNS.Timeout = 3 * timeout
@@ -108,6 +103,6 @@ func TestSlowZoneDoesNotStarveVerification(t *testing.T) {
 func nsUID(t *testing.T, ns string) types.UID {
 	t.Helper()
 	var n corev1.Namespace
-	NewWithT(t).Expect(k8sClient.Get(context.Background(), types.NamespacedName{Name: ns}, &n)).To(Succeed())
+	NewWithT(t).Expect(k8sClient.Get(ctx, types.NamespacedName{Name: ns}, &n)).To(Succeed())
 	return n.UID
 }

@@ -5,6 +5,8 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -39,6 +41,48 @@ func getLive[T any, P objectPtr[T]](ctx context.Context, c client.Reader, req ct
 		return nil, nil
 	}
 	return obj, nil
+}
+
+// statusObject is a pointer to a kind whose status the controllers write.
+type statusObject[T any] interface {
+	objectPtr[T]
+	DeepCopy() *T
+	GetConditions() []metav1.Condition
+}
+
+// statusPass is what one kind's controller adds to reconcileStatus.
+type statusPass[P any] struct {
+	// kind names the kind in log lines.
+	kind string
+	// compute sets obj's status; it returns the result to requeue with
+	// and whether the patch must lock (see patchStatus).
+	compute func(ctx context.Context, obj P) (result ctrl.Result, lock bool, err error)
+	// quiet, if set, tells a Ready transition not worth an event.
+	quiet func(orig P, ready *metav1.Condition) bool
+}
+
+// reconcileStatus is a status controller's Reconcile: it reads the object
+// of req (getLive), has pass compute its status, patches the status when
+// it changed and records an event for the Ready transition it wrote.
+func reconcileStatus[T any, P statusObject[T]](ctx context.Context, c client.Client, rec events.EventRecorder, req ctrl.Request, pass statusPass[P]) (ctrl.Result, error) {
+	obj, err := getLive[T, P](ctx, c, req)
+	if obj == nil || err != nil {
+		return ctrl.Result{}, err
+	}
+	orig := P(obj.DeepCopy())
+	result, lock, err := pass.compute(ctx, obj)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	patched, retry, err := patchChangedStatus(ctx, c, orig, obj, lock, pass.kind)
+	if err != nil || !retry.IsZero() {
+		return retry, err
+	}
+	ready := readyChanged(orig.GetConditions(), obj.GetConditions())
+	if patched && ready != nil && (pass.quiet == nil || !pass.quiet(orig, ready)) {
+		recordTransition(rec, obj, ready)
+	}
+	return result, nil
 }
 
 // patchChangedStatus patches obj's status when it differs from orig's (see

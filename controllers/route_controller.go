@@ -39,10 +39,9 @@ type routeStore interface {
 	// desired is the object d should have; existing (nil: none) keeps what
 	// kurz assigned it before (an HTTPRoute's Gateway).
 	desired(d *kurzv1alpha1.Domain, existing client.Object) client.Object
-	// differs reports whether existing lacks what desired sets.
-	differs(existing, desired client.Object) bool
-	// updated is existing with desired's labels, annotations and spec.
-	updated(existing, desired client.Object) client.Object
+	// update is existing with desired's labels, annotations and spec, or
+	// nil when it has them already (ownedUpdate).
+	update(existing, desired client.Object) client.Object
 	// served says where routed (the Domain's object after this pass)
 	// serves the hostname, as status.tls's route fields; blocked is why
 	// it does not yet ("" when it does).
@@ -228,10 +227,10 @@ func (r *RouteReconciler) applyDecision(ctx context.Context, decision routing.De
 		log.Info("created route", "kind", kind, "name", klog.KObj(desired), "host", d.Spec.Domain)
 		return desired, nil
 	}
-	if !r.routes.differs(existing, desired) {
+	updated := r.routes.update(existing, desired)
+	if updated == nil {
 		return existing, nil
 	}
-	updated := r.routes.updated(existing, desired)
 	if err := r.Update(ctx, updated); err != nil {
 		return nil, fmt.Errorf("update %s %s: %w", kind, existing.GetName(), err)
 	}

@@ -13,8 +13,10 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -37,6 +39,9 @@ import (
 var (
 	cfg       *rest.Config
 	k8sClient client.Client
+	// ctx is the context of the tests' client calls; each manager runs
+	// under its own (start).
+	ctx = context.Background()
 	// scheme is kurz's one scheme, the one internal/manager uses
 	// (internal/manager is not imported, to keep the tests of this package
 	// independent of the other roles).
@@ -114,7 +119,7 @@ func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune 
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
 	}
-	if err := fieldindex.Setup(context.Background(), mgr.GetFieldIndexer()); err != nil {
+	if err := fieldindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		t.Fatalf("field indexes: %v", err)
 	}
 	if err := controllers.Setup(mgr, o); err != nil {
@@ -126,7 +131,7 @@ func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune 
 // start runs mgr until the returned stop is called or the test ends.
 func start(t testing.TB, mgr ctrl.Manager) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -145,11 +150,12 @@ func start(t testing.TB, mgr ctrl.Manager) (stop func()) {
 	return stop
 }
 
-// startControllers starts a manager with controllers configured for srv.
-func startControllers(t testing.TB, srv *dnstest.Server) ctrl.Manager {
-	mgr := newManager(t, cfg, testOptions(srv), nil)
-	start(t, mgr)
-	return mgr
+// startControllers starts a DNS server (newDNS) and a manager with
+// controllers configured for it, and returns the server.
+func startControllers(t testing.TB) *dnstest.Server {
+	srv := newDNS(t)
+	start(t, newManager(t, cfg, testOptions(srv), nil))
+	return srv
 }
 
 var nsCounter atomic.Int64
@@ -160,7 +166,7 @@ func newNamespace(t testing.TB, prefix string) string {
 	t.Helper()
 	name := fmt.Sprintf("%s-%03d-%d", prefix, nsCounter.Add(1), time.Now().UnixNano()%1e6)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if err := k8sClient.Create(context.Background(), ns); err != nil {
+	if err := k8sClient.Create(ctx, ns); err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}
 	// envtest runs no namespace controller, so a namespace's objects would
@@ -168,7 +174,6 @@ func newNamespace(t testing.TB, prefix string) string {
 	// later test's Gateways and claim hostnames. Delete them when the test
 	// ends (before its manager stops, which was started earlier).
 	t.Cleanup(func() {
-		ctx := context.Background()
 		for _, o := range []client.Object{&kurzv1alpha1.Link{}, &kurzv1alpha1.Domain{}} {
 			if err := k8sClient.DeleteAllOf(ctx, o, client.InNamespace(name)); err != nil {
 				t.Errorf("clean up namespace %s: %v", name, err)
@@ -183,11 +188,11 @@ func newNamespace(t testing.TB, prefix string) string {
 // between the two.
 func setHostname(g Gomega, d *kurzv1alpha1.Domain, hostname string) {
 	g.Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(d), d); err != nil {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
 			return err
 		}
 		d.Spec.Domain = kurzv1alpha1.Hostname(hostname)
-		return k8sClient.Update(context.Background(), d)
+		return k8sClient.Update(ctx, d)
 	})).To(Succeed())
 }
 
@@ -215,11 +220,24 @@ const (
 	poll    = 50 * time.Millisecond
 )
 
+// The Ready conditions the tests wait for, as readyOf reads them.
+const (
+	pending     = "False/" + kurzv1alpha1.ReasonVerificationPending
+	verified    = "True/" + kurzv1alpha1.ReasonVerified
+	claimed     = "False/" + kurzv1alpha1.ReasonDomainClaimed
+	txtRequired = "False/" + kurzv1alpha1.ReasonTXTRequired
+
+	linkActive         = "True/" + kurzv1alpha1.ReasonActive
+	linkDomainNotFound = "False/" + kurzv1alpha1.ReasonDomainNotFound
+	linkKeyConflict    = "False/" + kurzv1alpha1.ReasonKeyConflict
+	linkExpired        = "True/" + kurzv1alpha1.ReasonExpired
+)
+
 // readyOf fetches obj from the API server and returns its Ready condition
 // as "Status/Reason" ("" when it has none).
 func readyOf(obj client.Object) func(Gomega) string {
 	return func(g Gomega) string {
-		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 		var conds []metav1.Condition
 		switch o := obj.(type) {
 		case *kurzv1alpha1.Link:
@@ -235,11 +253,30 @@ func readyOf(obj client.Object) func(Gomega) string {
 	}
 }
 
+// objectOf fetches object ns/name of type T (nil when there is none).
+func objectOf[T any, P objectPtr[T]](ns, name string) func(Gomega) P {
+	return func(g Gomega) P {
+		obj := P(new(T))
+		err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		g.Expect(err).NotTo(HaveOccurred())
+		return obj
+	}
+}
+
+// objectPtr is a pointer to an API type T, so objectOf can allocate one.
+type objectPtr[T any] interface {
+	*T
+	client.Object
+}
+
 // eventReasons returns the reasons of the events about obj, in no order.
 func eventReasons(obj client.Object) func(Gomega) []string {
 	return func(g Gomega) []string {
 		var list eventsv1.EventList
-		g.Expect(k8sClient.List(context.Background(), &list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+		g.Expect(k8sClient.List(ctx, &list, client.InNamespace(obj.GetNamespace()))).To(Succeed())
 		var out []string
 		for _, e := range list.Items {
 			if e.Regarding.Name == obj.GetName() && e.Regarding.UID == obj.GetUID() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,35 +44,57 @@ type defaults struct {
 	CookieSecretName, CookieSecretKey string
 }
 
-// ownedFlags are the manager flags the chart's values set; every other flag
-// of config/ is kept as it is (and more come from extraArgs).
-var ownedFlags = []string{
-	"--leader-elect", "--metrics-bind-address", "--redirect-trusted-proxies",
-	"--redirect-target", "--dns-server", "--click-flush-interval",
-	"--ingress-class", "--ingress-annotation", "--ingress-grace-period",
-	"--gateway-class", "--gateway", "--gateway-annotation",
+// valueFlags are the owned flags whose value is a value of the chart as
+// written.
+func (d *defaults) valueFlags() map[string]*string {
+	return map[string]*string{
+		"--dns-server":           &d.DNSServer,
+		"--click-flush-interval": &d.ClickFlushInterval,
+		"--ingress-class":        &d.IngressClass,
+		"--ingress-grace-period": &d.IngressGracePeriod,
+		"--gateway-class":        &d.GatewayClass,
+		"--gateway":              &d.Gateway,
+	}
 }
 
-// splitArgs takes the owned flags out of the manager's args into d and
-// returns the rest in order. Owned flags must be written --flag=value (or
-// --leader-elect alone), as config/ writes them.
+// annotationFlags are the owned flags that add a KEY=VALUE annotation to
+// one of the chart's maps.
+func (d *defaults) annotationFlags() map[string]*map[string]string {
+	return map[string]*map[string]string{
+		"--ingress-annotation": &d.IngressAnnotations,
+		"--gateway-annotation": &d.GatewayAnnotations,
+	}
+}
+
+// parsedFlags are the other owned flags, each parsed its own way.
+var parsedFlags = []string{"--leader-elect", "--metrics-bind-address", "--redirect-trusted-proxies", "--redirect-target"}
+
+// splitArgs takes the manager flags the chart's values set (the owned
+// flags: valueFlags, annotationFlags and parsedFlags) out of the manager's
+// args into d and returns the rest in order; every other flag of config/
+// is kept as it is (and more come from extraArgs). Owned flags must be
+// written --flag=value (or --leader-elect alone), as config/ writes them.
 func splitArgs(args []string, d *defaults) ([]string, error) {
 	var kept []string
+	values, annotations := d.valueFlags(), d.annotationFlags()
 	for _, a := range args {
 		name, value, hasValue := strings.Cut(a, "=")
-		owned := false
-		for _, f := range ownedFlags {
-			owned = owned || name == f
-		}
-		if !owned {
+		field, annotation := values[name], annotations[name]
+		if field == nil && annotation == nil && !slices.Contains(parsedFlags, name) {
 			kept = append(kept, a)
 			continue
 		}
 		if !hasValue && name != "--leader-elect" {
 			return nil, fmt.Errorf("manager arg %q: write owned flags as %s=VALUE", a, name)
 		}
-		switch name {
-		case "--leader-elect":
+		switch {
+		case field != nil:
+			*field = value
+		case annotation != nil:
+			if err := addAnnotation(annotation, a, value); err != nil {
+				return nil, err
+			}
+		case name == "--leader-elect":
 			b, err := strconv.ParseBool(value)
 			if !hasValue {
 				b, err = true, nil
@@ -80,7 +103,7 @@ func splitArgs(args []string, d *defaults) ([]string, error) {
 				return nil, fmt.Errorf("manager arg %q: %w", a, err)
 			}
 			d.LeaderElect = b
-		case "--metrics-bind-address":
+		case name == "--metrics-bind-address":
 			if value == "0" {
 				d.MetricsEnable = false
 				continue
@@ -92,30 +115,10 @@ func splitArgs(args []string, d *defaults) ([]string, error) {
 			if d.MetricsPort, err = strconv.ParseInt(port, 10, 32); err != nil {
 				return nil, fmt.Errorf("manager arg %q: %w", a, err)
 			}
-		case "--redirect-trusted-proxies":
+		case name == "--redirect-trusted-proxies":
 			d.TrustedProxies = append(d.TrustedProxies, strings.Split(value, ",")...)
-		case "--redirect-target":
+		case name == "--redirect-target":
 			d.RedirectTargets = append(d.RedirectTargets, value)
-		case "--dns-server":
-			d.DNSServer = value
-		case "--click-flush-interval":
-			d.ClickFlushInterval = value
-		case "--ingress-class":
-			d.IngressClass = value
-		case "--ingress-annotation":
-			if err := addAnnotation(&d.IngressAnnotations, a, value); err != nil {
-				return nil, err
-			}
-		case "--ingress-grace-period":
-			d.IngressGracePeriod = value
-		case "--gateway-class":
-			d.GatewayClass = value
-		case "--gateway":
-			d.Gateway = value
-		case "--gateway-annotation":
-			if err := addAnnotation(&d.GatewayAnnotations, a, value); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return kept, nil

@@ -28,13 +28,22 @@ func createDomain(t *testing.T, ns, name, host string, spec func(*kurzv1alpha1.D
 	return d
 }
 
-// twoLinks creates a namespace holding a Domain of <namespace>.<zone> and
-// the Links k1 and k2 on it, and returns the namespace and the hostname.
-func twoLinks(t *testing.T, zone string) (ns, host string) {
+// namespaceWithDomain creates a namespace holding a Domain "d" of
+// <namespace>.<zone> and returns the namespace and the hostname, unique to
+// the test (the first Domain claiming a hostname keeps it).
+func namespaceWithDomain(t *testing.T, zone string) (ns, host string) {
 	t.Helper()
 	ns = newNamespace(t)
 	host = ns + "." + zone
 	createDomain(t, ns, "d", host, nil)
+	return ns, host
+}
+
+// twoLinks creates a namespace holding a Domain of <namespace>.<zone> and
+// the Links k1 and k2 on it, and returns the namespace and the hostname.
+func twoLinks(t *testing.T, zone string) (ns, host string) {
+	t.Helper()
+	ns, host = namespaceWithDomain(t, zone)
 	createLink(t, ns, "k1", host, "k1", "https://dest.example/", nil)
 	createLink(t, ns, "k2", host, "k2", "https://dest.example/", nil)
 	return ns, host

@@ -107,9 +107,7 @@ func TestSpoolSIGKILLDuringOutage(t *testing.T) {
 // next start finds the marker and does not write those clicks again.
 func TestSpoolWriteAhead(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	host := ns + ".writeahead.test"
-	createDomain(t, ns, "d", host, nil)
+	ns, host := namespaceWithDomain(t, "writeahead.test")
 	want := map[string]int64{"k1": 5, "k2": 3}
 	sf := spoolFile{Version: spoolVersion, Written: time.Now().UTC()}
 	for _, k := range []string{"k1", "k2"} {
@@ -156,9 +154,7 @@ func TestSpoolWriteAhead(t *testing.T) {
 // directory stays empty: normal flushes write nothing to disk.
 func TestNoSpoolInNormalOperation(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	host := ns + ".nospool.test"
-	createDomain(t, ns, "d", host, nil)
+	ns, host := namespaceWithDomain(t, "nospool.test")
 	createLink(t, ns, "l", host, "k", "https://dest.example/", nil)
 	dir := t.TempDir()
 	o := testOptions()

@@ -147,6 +147,13 @@ func (r response) fieldErrors(field string) []string {
 	return out
 }
 
+// expectFieldError checks that r is a 422 whose one message for field is
+// message.
+func expectFieldError(g Gomega, r response, field, message string) {
+	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
+	g.Expect(r.fieldErrors(field)).To(Equal([]string{message}), "%s", r)
+}
+
 // do sends body (marshalled unless it is a string or []byte) and returns
 // the answer.
 func (c *apiClient) do(method, path string, body any) response {

@@ -156,8 +156,7 @@ func TestLinkHolderUpdatesDespiteKubectlDuplicate(t *testing.T) {
 	// Taking a key that another link holds is still refused.
 	other := w.createLink(t, map[string]any{"key": "other", "domain": host, "url": "https://example.com/d"})
 	r = w.editor.do("PUT", "/api/v1/links/"+other["id"].(string), map[string]any{"key": "dup", "domain": host, "url": "https://example.com/d"})
-	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
-	g.Expect(r.fieldErrors("key")).To(Equal([]string{"The key has already been taken."}))
+	expectFieldError(g, r, "key", "The key has already been taken.")
 }
 
 // TestLinkUpdateKeepsWhatTheCacheDrops: the cache keeps no last-applied

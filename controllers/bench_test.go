@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/parallel"
 )
 
 // BenchmarkLinksReady creates KURZ_BENCH_LINKS links (default 10 000) on
@@ -145,26 +146,9 @@ func watchNamespace(b *testing.B, c cache.Cache, ns string, want int) *nsWatch {
 
 // createLinks creates n links on host in ns from 16 goroutines.
 func createLinks(b *testing.B, c client.Client, ns, host string, n int) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for range 16 {
-		wg.Go(func() {
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(n) {
-					return
-				}
-				if err := c.Create(ctx, newLink(ns, fmt.Sprintf("l-%06d", i), host, fmt.Sprintf("k%06d", i))); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := parallel.Each(ctx, 0, n, 16, func(i int) error {
+		return c.Create(ctx, newLink(ns, fmt.Sprintf("l-%06d", i), host, fmt.Sprintf("k%06d", i)))
+	}); err != nil {
 		b.Fatalf("create links: %v", err)
 	}
 }

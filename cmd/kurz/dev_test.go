@@ -55,11 +55,9 @@ func TestParseDevFlags(t *testing.T) {
 
 func TestDevSpoolsClicksIntoDataDir(t *testing.T) {
 	g := NewWithT(t)
-	c, err := parseDevFlags([]string{"--data-dir", "/x"})
-	g.Expect(err).NotTo(HaveOccurred())
+	c := mustParseDevFlags(t, []string{"--data-dir", "/x"})
 	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/x/clicks.spool"))
-	c, err = parseDevFlags([]string{"--data-dir", "/x", "--click-spool", "/y/s"})
-	g.Expect(err).NotTo(HaveOccurred())
+	c = mustParseDevFlags(t, []string{"--data-dir", "/x", "--click-spool", "/y/s"})
 	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/y/s"))
 }
 
@@ -67,25 +65,22 @@ func TestDevSpoolsClicksIntoDataDir(t *testing.T) {
 // token checks, as a cluster does, unless --metrics-secure=false.
 func TestDevMetricsSecureByDefault(t *testing.T) {
 	g := NewWithT(t)
-	c, err := parseDevFlags(nil)
-	g.Expect(err).NotTo(HaveOccurred())
+	c := mustParseDevFlags(t, nil)
 	g.Expect(c.manager.MetricsSecure).To(BeTrue())
-	c, err = parseDevFlags([]string{"--metrics-secure=false"})
-	g.Expect(err).NotTo(HaveOccurred())
+	c = mustParseDevFlags(t, []string{"--metrics-secure=false"})
 	g.Expect(c.manager.MetricsSecure).To(BeFalse())
 }
 
 func TestDevIngressFlags(t *testing.T) {
 	g := NewWithT(t)
-	c, err := parseDevFlags([]string{"--ingress-class", "nginx", "--ingress-annotation", "cert-manager.io/cluster-issuer=letsencrypt"})
-	g.Expect(err).NotTo(HaveOccurred())
+	c := mustParseDevFlags(t, []string{"--ingress-class", "nginx", "--ingress-annotation", "cert-manager.io/cluster-issuer=letsencrypt"})
 	in := c.manager.Controllers.Ingress
 	g.Expect(in.Class).To(Equal("nginx"))
 	g.Expect(in.Namespace).To(Equal("default"), "kurz dev runs in no pod: Ingresses go to default")
 	g.Expect(in.Backend.String()).To(Equal("kurz-redirect:http"))
 	g.Expect(in.Annotations).To(Equal(map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}))
 
-	_, err = parseDevFlags([]string{"--ingress-annotation", "no-equals-sign"})
+	_, err := parseDevFlags([]string{"--ingress-annotation", "no-equals-sign"})
 	g.Expect(err).To(MatchError(ContainSubstring("want KEY=VALUE")))
 	_, err = parseDevFlags([]string{"--ingress-backend", "kurz-redirect"})
 	g.Expect(err).To(MatchError(ContainSubstring("want SERVICE:PORT")))
@@ -95,16 +90,14 @@ func TestDevIngressFlags(t *testing.T) {
 // error before anything starts.
 func TestDevGatewayFlags(t *testing.T) {
 	g := NewWithT(t)
-	c, err := parseDevFlags([]string{"--gateway-class", "example", "--gateway-annotation", "cert-manager.io/cluster-issuer=letsencrypt"})
-	g.Expect(err).NotTo(HaveOccurred())
+	c := mustParseDevFlags(t, []string{"--gateway-class", "example", "--gateway-annotation", "cert-manager.io/cluster-issuer=letsencrypt"})
 	gw := c.manager.Controllers.Gateway
 	g.Expect(gw.Class).To(Equal("example"))
 	g.Expect(gw.Backend.String()).To(Equal("kurz-redirect:80"))
 	g.Expect(gw.Annotations).To(Equal(map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}))
 	g.Expect(c.manager.Controllers.Ingress.Namespace).To(Equal("default"))
 
-	c, err = parseDevFlags([]string{"--gateway", "infra/shared", "--gateway-backend", "kurz-redirect:8081"})
-	g.Expect(err).NotTo(HaveOccurred())
+	c = mustParseDevFlags(t, []string{"--gateway", "infra/shared", "--gateway-backend", "kurz-redirect:8081"})
 	g.Expect(c.manager.Controllers.Gateway.Parent.String()).To(Equal("infra/shared"))
 	g.Expect(c.manager.Controllers.Gateway.Backend.PortNumber).To(Equal(int32(8081)))
 
@@ -123,14 +116,21 @@ func TestDevGatewayFlags(t *testing.T) {
 // quota unless asked otherwise; a quota must be positive.
 func TestDevControlPlaneFlags(t *testing.T) {
 	g := NewWithT(t)
-	c, err := parseDevFlags(nil)
-	g.Expect(err).NotTo(HaveOccurred())
+	c := mustParseDevFlags(t, nil)
 	g.Expect(c.env.LinksWatchCache).To(BeFalse())
 	g.Expect(c.env.EtcdQuotaBytes).To(Equal(int64(8 << 30)))
-	c, err = parseDevFlags([]string{"--links-watch-cache", "--etcd-quota-backend-bytes", "4294967296"})
-	g.Expect(err).NotTo(HaveOccurred())
+	c = mustParseDevFlags(t, []string{"--links-watch-cache", "--etcd-quota-backend-bytes", "4294967296"})
 	g.Expect(c.env.LinksWatchCache).To(BeTrue())
 	g.Expect(c.env.EtcdQuotaBytes).To(Equal(int64(4 << 30)))
-	_, err = parseDevFlags([]string{"--etcd-quota-backend-bytes", "0"})
+	_, err := parseDevFlags([]string{"--etcd-quota-backend-bytes", "0"})
 	g.Expect(err).To(MatchError(ContainSubstring("must be positive")))
+}
+
+// mustParseDevFlags parses args as kurz dev does and fails the test on an
+// error.
+func mustParseDevFlags(t *testing.T, args []string) devOptions {
+	t.Helper()
+	c, err := parseDevFlags(args)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred(), "%q", args)
+	return c
 }

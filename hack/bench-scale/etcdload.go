@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/kurz-dev/kurz/internal/parallel"
 )
 
 // The bulk loader (-loader=etcd) writes Links straight into etcd, as
@@ -239,42 +239,22 @@ func loadEtcd(ctx context.Context, etcdURL string, from, n int, lastApplied bool
 	// what exists).
 	from = max(2, from-etcdWriters*etcdBatch)
 	logf("bulk load: the template renders Link 1 as kube-apiserver stored it; writing Links %d..%d into etcd", from, n-1)
-	var next atomic.Int64
-	next.Store(int64(from))
-	var wg sync.WaitGroup
-	errs := make(chan error, etcdWriters)
-	for range etcdWriters {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				lo := int(next.Add(etcdBatch) - etcdBatch)
-				if lo >= n {
-					return
-				}
-				hi := min(lo+etcdBatch, n)
-				now := time.Now().UTC().Format(time.RFC3339)
-				kvs := make([][2][]byte, 0, hi-lo)
-				for i := lo; i < hi; i++ {
-					v, err := r.render(i, string(uuid.NewUUID()), now, now)
-					if err != nil {
-						errs <- err
-						return
-					}
-					kvs = append(kvs, [2][]byte{[]byte(linkKeyPrefix + linkName(i)), v})
-				}
-				if err := kv.putAbsent(ctx, kvs); err != nil {
-					errs <- fmt.Errorf("links %d..%d: %w", lo, hi-1, err)
-					return
-				}
-				if lo/100000 != (hi-1)/100000 {
-					logf("%d Links", hi)
-				}
+	return parallel.Batches(ctx, from, n, etcdBatch, etcdWriters, func(lo, hi int) error {
+		now := time.Now().UTC().Format(time.RFC3339)
+		kvs := make([][2][]byte, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			v, err := r.render(i, string(uuid.NewUUID()), now, now)
+			if err != nil {
+				return err
 			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return err
-	}
-	return ctx.Err()
+			kvs = append(kvs, [2][]byte{[]byte(linkKeyPrefix + linkName(i)), v})
+		}
+		if err := kv.putAbsent(ctx, kvs); err != nil {
+			return fmt.Errorf("links %d..%d: %w", lo, hi-1, err)
+		}
+		if lo/100000 != (hi-1)/100000 {
+			logf("%d Links", hi)
+		}
+		return nil
+	})
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +15,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/devenv"
+	"github.com/kurz-dev/kurz/internal/parallel"
 )
 
 // Where the Links live: the workspace of kurz dev's API token.
@@ -129,33 +128,15 @@ func createLinks(ctx context.Context, c config, cl client.Client, from, to int) 
 		return nil
 	}
 	logf("creating Links %d..%d with %d workers", from, to-1, c.workers)
-	var next atomic.Int64
-	next.Store(int64(from))
-	var wg sync.WaitGroup
-	errs := make(chan error, c.workers)
-	for range c.workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= to || ctx.Err() != nil {
-					return
-				}
-				if err := cl.Create(ctx, benchLink(i, c.lastApplied)); err != nil && !apierrors.IsAlreadyExists(err) {
-					errs <- fmt.Errorf("create Link %d: %w", i, err)
-					return
-				}
-				if i%10000 == 0 && i > from {
-					logf("%d Links", i)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return err
-	}
-	return ctx.Err()
+	return parallel.Each(ctx, from, to, c.workers, func(i int) error {
+		if err := cl.Create(ctx, benchLink(i, c.lastApplied)); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create Link %d: %w", i, err)
+		}
+		if i%10000 == 0 && i > from {
+			logf("%d Links", i)
+		}
+		return nil
+	})
 }
 
 // verifyServed checks that kube-apiserver serves the n loaded Links: it

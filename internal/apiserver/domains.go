@@ -8,7 +8,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -57,97 +56,77 @@ func (s *server) listDomains(w http.ResponseWriter, r *http.Request, c *caller) 
 
 // POST /api/v1/domains
 func (s *server) createDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ctx := r.Context()
-	p, err := s.prepareDomainWrite(r, c, nil)
-	if err != nil {
-		return err
-	}
-	defer p.unlock()
-	d, err := s.createDomainObject(ctx, c, p.in)
-	if err != nil {
-		return err
-	}
-	s.domains.answerWrite(ctx, s, w, http.StatusCreated, d, stampClaim(p.claimants, p.workspaceID, timestamps.StampDomain), p.workspaceID)
-	return nil
-}
-
-// domainWrite is what create and update share before they write.
-type domainWrite struct {
-	in domainInput
-	// claimants are the live Domains claiming the hostname, when the write
-	// claims it anew (a create, or an update that changes the hostname).
-	claimants   []kurzv1alpha1.Domain
-	workspaceID string
-	// unlock releases the hostname lock; the caller must call it.
-	unlock func()
+	return s.domains.create(s, w, r, c, s.prepareDomainWrite, s.createDomainObject)
 }
 
 // prepareDomainWrite does what create (cur nil) and update share before
 // they write: decode and validate the body, lock the hostname on this
 // replica, refuse a hostname the workspace already has, and find the
 // workspace id. Nothing is written yet; on success the caller must call
-// unlock.
-func (s *server) prepareDomainWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Domain) (domainWrite, error) {
-	raw, err := decodeObject(r)
-	if err != nil {
-		return domainWrite{}, err
+// unlock. The stamp also sets the challenge record and begins the claim
+// (see stampClaim) against the Domains that claimed the hostname before.
+func (s *server) prepareDomainWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Domain) (p prepared[*kurzv1alpha1.Domain], err error) {
+	var in domainInput
+	// The live Domains claiming the hostname, when the write claims it anew
+	// (a create, or an update that changes the hostname).
+	var claimants []kurzv1alpha1.Domain
+	in, p.unlock, err = lockedInput(s, r, decodeDomainInput,
+		func(in domainInput) string { return "domain/" + in.domain },
+		func(in domainInput) (err error) {
+			claimants, p.workspaceID, err = s.checkDomainClaims(r.Context(), c, in.domain, cur)
+			return err
+		})
+	p.apply = func(d *kurzv1alpha1.Domain) { in.apply(&d.Spec) }
+	times := timestamps.StampDomain
+	if cur != nil {
+		times = timestamps.TouchDomain
 	}
-	p := domainWrite{}
-	if p.in, err = decodeDomainInput(raw); err != nil {
-		return domainWrite{}, err
-	}
-	p.unlock = s.locks.lock("domain/" + p.in.domain)
-	if err := s.checkDomainClaims(r.Context(), c, &p, cur); err != nil {
-		p.unlock()
-		return domainWrite{}, err
-	}
-	return p, nil
+	p.stamp = stampClaim(claimants, p.workspaceID, times)
+	return p, err
 }
 
-// checkDomainClaims fills p's claimants and workspace id. Keeping the
-// hostname changes no claim, so a younger Domain claiming it elsewhere
-// (applied with kubectl) must not lock the owner out.
-func (s *server) checkDomainClaims(ctx context.Context, c *caller, p *domainWrite, cur *kurzv1alpha1.Domain) error {
+// checkDomainClaims returns the live Domains claiming host, when the write
+// claims it anew, and the workspace id. Keeping the hostname changes no
+// claim, so a younger Domain claiming it elsewhere (applied with kubectl)
+// must not lock the owner out.
+func (s *server) checkDomainClaims(ctx context.Context, c *caller, host string, cur *kurzv1alpha1.Domain) (claimants []kurzv1alpha1.Domain, workspaceID string, err error) {
 	var self types.UID
 	if cur != nil {
 		self = cur.UID
 	}
-	if cur == nil || p.in.domain != string(cur.Spec.Domain) {
-		var err error
-		if p.claimants, err = s.domainsNamed(ctx, p.in.domain); err != nil {
-			return err
+	if cur == nil || host != string(cur.Spec.Domain) {
+		if claimants, err = s.domainsNamed(ctx, host); err != nil {
+			return nil, "", err
 		}
-		if err := hostnameFreeInWorkspace(p.claimants, c.workspace, self); err != nil {
-			return err
+		if err := hostnameFreeInWorkspace(claimants, c.workspace, self); err != nil {
+			return nil, "", err
 		}
 	}
-	var err error
-	p.workspaceID, err = s.workspaceID(ctx, c)
-	return err
+	workspaceID, err = s.workspaceID(ctx, c)
+	return claimants, workspaceID, err
 }
 
 // createDomainObject names the Domain after its hostname, so that `kubectl
 // get domain example.com` works, unless that name is taken in the
 // namespace (by a Domain since renamed); then the name is generated.
-func (s *server) createDomainObject(ctx context.Context, c *caller, in domainInput) (*kurzv1alpha1.Domain, error) {
-	d := &kurzv1alpha1.Domain{ObjectMeta: metav1.ObjectMeta{Namespace: c.workspace}}
-	in.apply(&d.Spec)
-	if len(validation.IsDNS1123Subdomain(in.domain)) == 0 {
-		d.Name = in.domain
+func (s *server) createDomainObject(ctx context.Context, d *kurzv1alpha1.Domain) error {
+	host := string(d.Spec.Domain)
+	if len(validation.IsDNS1123Subdomain(host)) == 0 {
+		d.Name = host
 		err := s.client.Create(ctx, d)
 		if err == nil {
-			return d, nil
+			return nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("create domain: %w", err)
+			return fmt.Errorf("create domain: %w", err)
 		}
 		d.Name, d.ResourceVersion = "", ""
 	}
-	d.GenerateName = domainNamePrefix(in.domain)
+	d.GenerateName = domainNamePrefix(host)
 	if err := s.client.Create(ctx, d); err != nil {
-		return nil, fmt.Errorf("create domain: %w", err)
+		return fmt.Errorf("create domain: %w", err)
 	}
-	return d, nil
+	return nil
 }
 
 // domainNamePrefix is a GenerateName for a hostname whose own name is taken.
@@ -166,22 +145,7 @@ func domainNamePrefix(host string) string {
 
 // PUT /api/v1/domains/{id}
 func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ctx := r.Context()
-	cur, err := s.domains.find(ctx, s, c, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	p, err := s.prepareDomainWrite(r, c, cur)
-	if err != nil {
-		return err
-	}
-	defer p.unlock()
-	d, err := s.domains.update(ctx, s, cur, func(d *kurzv1alpha1.Domain) { p.in.apply(&d.Spec) })
-	if err != nil {
-		return err
-	}
-	s.domains.answerWrite(ctx, s, w, http.StatusOK, d, stampClaim(p.claimants, p.workspaceID, timestamps.TouchDomain), p.workspaceID)
-	return nil
+	return s.domains.replace(s, w, r, c, s.prepareDomainWrite)
 }
 
 // DELETE /api/v1/domains/{id}. The domain's links stay: they stop serving

@@ -127,8 +127,7 @@ func TestDomainValidation(t *testing.T) {
 			g := NewWithT(t)
 			w.editor.t = t
 			r := w.editor.do(tt.method, tt.path, tt.body)
-			g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
-			g.Expect(r.fieldErrors(tt.field)).To(Equal([]string{tt.message}))
+			expectFieldError(g, r, tt.field, tt.message)
 		})
 	}
 
@@ -174,8 +173,7 @@ func TestDomainOfAnotherWorkspaceIsCreatedPending(t *testing.T) {
 
 	// The holder keeps the hostname: links go there, not to the buyer.
 	r = buyer.editor.do("POST", "/api/v1/links", map[string]any{"url": "https://example.com/", "domain": taken, "key": "k"})
-	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
-	g.Expect(r.fieldErrors("domain")).To(Equal([]string{"The selected domain is invalid."}))
+	expectFieldError(g, r, "domain", "The selected domain is invalid.")
 	holder.createLink(t, map[string]any{"url": "https://example.com/", "domain": taken, "key": "k"})
 
 	// A rename to another workspace's hostname is a contested claim too.

@@ -10,9 +10,7 @@ import (
 )
 
 func TestLinkValidation(t *testing.T) {
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	other := newWorkspace(t)
 	foreign := uniqueHost()
 	other.createDomain(t, foreign)
@@ -73,8 +71,7 @@ func TestLinkValidation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			r := w.editor.do("POST", "/api/v1/links", tt.body)
-			g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
-			g.Expect(r.fieldErrors(tt.field)).To(Equal([]string{tt.message}), "%s", r)
+			expectFieldError(g, r, tt.field, tt.message)
 			g.Expect(r.body["message"]).To(Equal(tt.message))
 		})
 	}
@@ -104,8 +101,7 @@ func TestLinkValidation(t *testing.T) {
 		g := NewWithT(t)
 		l := w.createLink(t, valid(nil))
 		r := w.editor.do("PUT", "/api/v1/links/"+l["id"].(string), map[string]any{"key": "taken", "domain": host, "url": "https://e.com"})
-		g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity))
-		g.Expect(r.fieldErrors("key")).To(Equal([]string{"The key has already been taken."}))
+		expectFieldError(g, r, "key", "The key has already been taken.")
 		r = w.editor.do("PUT", "/api/v1/links/"+l["id"].(string), map[string]any{"domain": host, "url": "https://e.com"})
 		g.Expect(r.fieldErrors("key")).To(Equal([]string{"The key field is required."}))
 		// Keeping its own key is no conflict.
@@ -123,9 +119,7 @@ func manyTags(n int) []string {
 }
 
 func TestRequestErrors(t *testing.T) {
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	link := w.createLink(t, map[string]any{"key": "e", "domain": host, "url": "https://example.com"})
 	id := link["id"].(string)
 

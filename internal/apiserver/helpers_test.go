@@ -65,6 +65,16 @@ func newWorkspace(t *testing.T) *workspace {
 	return w
 }
 
+// newWorkspaceWithDomain returns a new workspace holding a Domain of a
+// fresh hostname, and that hostname: where most link tests start.
+func newWorkspaceWithDomain(t *testing.T) (*workspace, string) {
+	t.Helper()
+	w := newWorkspace(t)
+	host := uniqueHost()
+	w.createDomain(t, host)
+	return w, host
+}
+
 // serviceAccountToken creates ServiceAccount name in ns bound to
 // clusterRole and returns a token for it, once RBAC allows verb on links.
 func serviceAccountToken(t *testing.T, ns, name, clusterRole, verb string) string {
@@ -135,6 +145,13 @@ func (r response) fieldErrors(field string) []string {
 		out[i], _ = m.(string)
 	}
 	return out
+}
+
+// expectFieldError checks that r is a 422 whose one message for field is
+// message.
+func expectFieldError(g Gomega, r response, field, message string) {
+	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
+	g.Expect(r.fieldErrors(field)).To(Equal([]string{message}), "%s", r)
 }
 
 // do sends body (marshalled unless it is a string or []byte) and returns

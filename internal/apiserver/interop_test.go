@@ -17,9 +17,7 @@ import (
 func TestKubectlInterop(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 
 	applied := &kurzv1alpha1.Link{
 		ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "from-kubectl"},

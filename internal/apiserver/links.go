@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/claims"
@@ -43,44 +42,21 @@ func (s *server) showLink(w http.ResponseWriter, r *http.Request, c *caller) err
 
 // POST /api/v1/links
 func (s *server) createLink(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ctx := r.Context()
-	p, err := s.prepareLinkWrite(r, c, nil)
-	if err != nil {
-		return err
-	}
-	defer p.unlock()
+	return s.links.create(s, w, r, c, s.prepareLinkWrite, s.createLinkObject)
+}
 
-	link := &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{
-		Namespace:    c.workspace,
-		GenerateName: linkNamePrefix(p.in.key),
-	}}
-	p.in.apply(&link.Spec, p.hash)
-	if err := s.client.Create(ctx, link); err != nil {
+// createLinkObject creates the Link under a name generated from its key.
+func (s *server) createLinkObject(ctx context.Context, l *kurzv1alpha1.Link) error {
+	l.GenerateName = linkNamePrefix(l.Spec.Key)
+	if err := s.client.Create(ctx, l); err != nil {
 		return fmt.Errorf("create link: %w", err)
 	}
-	s.links.answerWrite(ctx, s, w, http.StatusCreated, link, timestamps.StampLink, p.workspaceID)
 	return nil
 }
 
 // PUT /api/v1/links/{id}
 func (s *server) updateLink(w http.ResponseWriter, r *http.Request, c *caller) error {
-	ctx := r.Context()
-	cur, err := s.links.find(ctx, s, c, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	p, err := s.prepareLinkWrite(r, c, cur)
-	if err != nil {
-		return err
-	}
-	defer p.unlock()
-
-	link, err := s.links.update(ctx, s, cur, func(l *kurzv1alpha1.Link) { p.in.apply(&l.Spec, p.hash) })
-	if err != nil {
-		return err
-	}
-	s.links.answerWrite(ctx, s, w, http.StatusOK, link, timestamps.TouchLink, p.workspaceID)
-	return nil
+	return s.links.replace(s, w, r, c, s.prepareLinkWrite)
 }
 
 // DELETE /api/v1/links/{id}
@@ -93,41 +69,33 @@ type messageBody struct {
 	Message string `json:"message"`
 }
 
-// linkWrite is what create and update share before they write.
-type linkWrite struct {
-	in linkInput
-	// hash is the bcrypt hash of a password being set, nil when none is.
-	hash        *string
-	workspaceID string
-	// unlock releases the domain+key lock; the caller must call it.
-	unlock func()
-}
-
 // prepareLinkWrite does what create (cur nil) and update share before they
 // write: decode and validate the body, lock the domain+key on this replica,
 // check the claims, hash the password and find the workspace id. Nothing is
 // written yet; on success the caller must call unlock.
-func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Link) (linkWrite, error) {
-	raw, err := decodeObject(r)
-	if err != nil {
-		return linkWrite{}, err
-	}
-	p := linkWrite{}
-	if p.in, err = decodeLinkInput(raw); err != nil {
-		return linkWrite{}, err
-	}
-	p.unlock = s.locks.lock(c.workspace + "/" + p.in.domain + "/" + p.in.key)
-	ctx := r.Context()
-	if err = s.checkLinkClaims(ctx, c, p.in, cur); err == nil {
-		if p.hash, err = hashPassword(p.in.password); err == nil {
+func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.Link) (p prepared[*kurzv1alpha1.Link], err error) {
+	var in linkInput
+	// hash is the bcrypt hash of a password being set, nil when none is.
+	var hash *string
+	in, p.unlock, err = lockedInput(s, r, decodeLinkInput,
+		func(in linkInput) string { return c.workspace + "/" + in.domain + "/" + in.key },
+		func(in linkInput) (err error) {
+			ctx := r.Context()
+			if err = s.checkLinkClaims(ctx, c, in, cur); err != nil {
+				return err
+			}
+			if hash, err = hashPassword(in.password); err != nil {
+				return err
+			}
 			p.workspaceID, err = s.workspaceID(ctx, c)
-		}
+			return err
+		})
+	p.apply = func(l *kurzv1alpha1.Link) { in.apply(&l.Spec, hash) }
+	p.stamp = timestamps.StampLink
+	if cur != nil {
+		p.stamp = timestamps.TouchLink
 	}
-	if err != nil {
-		p.unlock()
-		return linkWrite{}, err
-	}
-	return p, nil
+	return p, err
 }
 
 // checkLinkClaims checks what needs the cluster: the domain is held by a

@@ -35,9 +35,7 @@ func linkObject(t *testing.T, ns, id string) *kurzv1alpha1.Link {
 
 func TestLinkLifecycle(t *testing.T) {
 	g := NewWithT(t)
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 
 	// Create with every field.
 	created := w.createLink(t, map[string]any{
@@ -125,9 +123,7 @@ func TestLinkLifecycle(t *testing.T) {
 
 func TestLinkMinimalAndDefaults(t *testing.T) {
 	g := NewWithT(t)
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	l := w.createLink(t, map[string]any{"key": "Ab_9", "domain": "  " + host + "  ", "url": "https://example.com"})
 	for _, field := range []string{"ios", "android", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content",
 		"utm_name", "last_click", "external_id", "password", "expires_at", "expired_redirect_url"} {
@@ -143,9 +139,7 @@ func TestLinkMinimalAndDefaults(t *testing.T) {
 // still be editable through the API.
 func TestLinkHolderUpdatesDespiteKubectlDuplicate(t *testing.T) {
 	g := NewWithT(t)
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	holder := w.createLink(t, map[string]any{"key": "dup", "domain": host, "url": "https://example.com/a"})
 	g.Expect(k8s.Create(context.Background(), &kurzv1alpha1.Link{
 		ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "dup-by-kubectl"},
@@ -162,8 +156,7 @@ func TestLinkHolderUpdatesDespiteKubectlDuplicate(t *testing.T) {
 	// Taking a key that another link holds is still refused.
 	other := w.createLink(t, map[string]any{"key": "other", "domain": host, "url": "https://example.com/d"})
 	r = w.editor.do("PUT", "/api/v1/links/"+other["id"].(string), map[string]any{"key": "dup", "domain": host, "url": "https://example.com/d"})
-	g.Expect(r.status).To(Equal(http.StatusUnprocessableEntity), "%s", r)
-	g.Expect(r.fieldErrors("key")).To(Equal([]string{"The key has already been taken."}))
+	expectFieldError(g, r, "key", "The key has already been taken.")
 }
 
 // TestLinkUpdateKeepsWhatTheCacheDrops: the cache keeps no last-applied
@@ -172,9 +165,7 @@ func TestLinkHolderUpdatesDespiteKubectlDuplicate(t *testing.T) {
 func TestLinkUpdateKeepsWhatTheCacheDrops(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	applied := &kurzv1alpha1.Link{
 		ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "applied", Annotations: map[string]string{
 			cacheslim.LastApplied: `{"apiVersion":"kurz.dev/v1alpha1","kind":"Link"}`,

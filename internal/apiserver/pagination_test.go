@@ -14,9 +14,7 @@ import (
 // TestPagination grows one workspace to 0, 1, 25, 26, 51 and 400 links
 // through the API and checks the envelope of every page at each size.
 func TestPagination(t *testing.T) {
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	created := 0
 	for _, n := range []int{0, 1, 25, 26, 51, 400} {
 		createLinks(t, w, host, created, n)

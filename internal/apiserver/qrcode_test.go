@@ -32,24 +32,32 @@ func decodeQR(g Gomega, data []byte) (string, map[color.RGBA]int) {
 	return res.GetText(), colours
 }
 
+// pngQR asks c (in test t) for the QR code at path with body, checks that
+// the answer is 200 with a QR code of text, and returns the answer and the
+// colours the code is drawn in.
+func pngQR(t *testing.T, c *apiClient, path string, body any, text string) (response, map[color.RGBA]int) {
+	t.Helper()
+	g := NewWithT(t)
+	c.t = t
+	r := c.do("PUT", path, body)
+	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+	got, colours := decodeQR(g, r.raw)
+	g.Expect(got).To(Equal(text))
+	return r, colours
+}
+
 func TestQRCode(t *testing.T) {
-	w := newWorkspace(t)
-	host := uniqueHost()
-	w.createDomain(t, host)
+	w, host := newWorkspaceWithDomain(t)
 	l := w.createLink(t, map[string]any{"key": "qr-Key_1", "domain": host, "url": "https://example.com"})
 	path := "/api/v1/links/" + l["id"].(string) + "/qr-code"
 	short := "https://" + host + "/qr-Key_1"
 
 	t.Run("defaults: black on white PNG, inline", func(t *testing.T) {
 		g := NewWithT(t)
-		w.viewer.t = t
-		r := w.viewer.do("PUT", path, nil)
-		g.Expect(r.status).To(Equal(http.StatusOK))
+		r, colours := pngQR(t, w.viewer, path, nil, short)
 		g.Expect(r.header.Get("Content-Type")).To(Equal("image/png"))
 		g.Expect(r.header.Get("Cache-Control")).To(Equal("private"))
 		g.Expect(r.header.Get("Content-Disposition")).To(BeEmpty())
-		text, colours := decodeQR(g, r.raw)
-		g.Expect(text).To(Equal(short))
 		g.Expect(colours).To(HaveLen(2))
 		g.Expect(colours).To(HaveKey(color.RGBA{0, 0, 0, 255}))
 		g.Expect(colours).To(HaveKey(color.RGBA{255, 255, 255, 255}))
@@ -57,27 +65,19 @@ func TestQRCode(t *testing.T) {
 
 	t.Run("colour and download from the query", func(t *testing.T) {
 		g := NewWithT(t)
-		w.viewer.t = t
-		r := w.viewer.do("PUT", path+"?color=%231A2B3C&download=true", nil)
-		g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+		r, colours := pngQR(t, w.viewer, path+"?color=%231A2B3C&download=true", nil, short)
 		g.Expect(r.header.Get("Content-Disposition")).To(Equal(`attachment; filename="qr-Key_1.png"`))
-		text, colours := decodeQR(g, r.raw)
-		g.Expect(text).To(Equal(short))
 		g.Expect(colours).To(HaveKey(color.RGBA{0x1a, 0x2b, 0x3c, 255}))
 		g.Expect(colours).NotTo(HaveKey(color.RGBA{0, 0, 0, 255}))
 	})
 
 	t.Run("parameters from a JSON body", func(t *testing.T) {
 		g := NewWithT(t)
-		w.viewer.t = t
-		r := w.viewer.do("PUT", path, map[string]any{"color": "#800000", "download": false, "size": 256})
-		g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
+		r, colours := pngQR(t, w.viewer, path, map[string]any{"color": "#800000", "download": false, "size": 256}, short)
 		g.Expect(r.header.Get("Content-Disposition")).To(BeEmpty())
 		img, err := png.Decode(bytes.NewReader(r.raw))
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(img.Bounds().Size()).To(Equal(image.Pt(256, 256)))
-		text, colours := decodeQR(g, r.raw)
-		g.Expect(text).To(Equal(short))
 		g.Expect(colours).To(HaveKey(color.RGBA{0x80, 0, 0, 255}))
 	})
 

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,31 +29,35 @@ type resource[T client.Object, V any] struct {
 }
 
 func linkResource() *resource[*kurzv1alpha1.Link, linkView] {
-	index := pagination.NewIndex(linkCreatedAt)
-	return &resource[*kurzv1alpha1.Link, linkView]{
+	r := &resource[*kurzv1alpha1.Link, linkView]{
 		name:      "link",
 		path:      linksPath,
-		index:     index,
-		writes:    visibility.Track(index),
 		newObject: func() *kurzv1alpha1.Link { return &kurzv1alpha1.Link{} },
 		newList:   func() client.ObjectList { return &kurzv1alpha1.LinkList{} },
 		notFound:  errLinkNotFound,
 		view:      newLinkView,
 	}
+	return r.indexedBy(linkCreatedAt)
 }
 
 func domainResource() *resource[*kurzv1alpha1.Domain, domainView] {
-	index := pagination.NewIndex(domainCreatedAt)
-	return &resource[*kurzv1alpha1.Domain, domainView]{
+	r := &resource[*kurzv1alpha1.Domain, domainView]{
 		name:      "domain",
 		path:      domainsPath,
-		index:     index,
-		writes:    visibility.Track(index),
 		newObject: func() *kurzv1alpha1.Domain { return &kurzv1alpha1.Domain{} },
 		newList:   func() client.ObjectList { return &kurzv1alpha1.DomainList{} },
 		notFound:  errDomainNotFound,
 		view:      newDomainView,
 	}
+	return r.indexedBy(domainCreatedAt)
+}
+
+// indexedBy gives k its list index, ordered by createdAt, and the tracker
+// that tells when a write has reached that index.
+func (k *resource[T, V]) indexedBy(createdAt func(T) time.Time) *resource[T, V] {
+	k.index = pagination.NewIndex(createdAt)
+	k.writes = visibility.Track(k.index)
+	return k
 }
 
 // list answers GET on the list endpoint: one page of the workspace's

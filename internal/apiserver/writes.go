@@ -77,6 +77,65 @@ func (k *resource[T, V]) writeError(ctx context.Context, s *server, obj T, err e
 	return err
 }
 
+// prepared is a validated create or update under its claim lock (see
+// lockedInput), not written yet: apply sets the object's spec from the
+// body, stamp its status times (and what else the answer must already
+// show), workspaceID is the caller's workspace id for the view. The
+// caller must call unlock.
+type prepared[T client.Object] struct {
+	apply       func(T)
+	stamp       func(T, time.Time) bool
+	workspaceID string
+	unlock      func()
+}
+
+// prepareFunc prepares a create (cur is nil) or an update of cur.
+type prepareFunc[T client.Object] func(r *http.Request, c *caller, cur T) (prepared[T], error)
+
+// create answers POST on the list endpoint: prepare the write (no current
+// object), build the object in the caller's workspace, write it with
+// write and answer 201.
+func (k *resource[T, V]) create(s *server, w http.ResponseWriter, r *http.Request, c *caller,
+	prepare prepareFunc[T], write func(context.Context, T) error) error {
+	var none T
+	return k.write(s, w, r, c, http.StatusCreated, none, prepare, func(ctx context.Context, p prepared[T]) (T, error) {
+		obj := k.newObject()
+		obj.SetNamespace(c.workspace)
+		p.apply(obj)
+		return obj, write(ctx, obj)
+	})
+}
+
+// replace answers PUT on an object's endpoint: find it, prepare the write
+// against it, update it and answer 200.
+func (k *resource[T, V]) replace(s *server, w http.ResponseWriter, r *http.Request, c *caller, prepare prepareFunc[T]) error {
+	cur, err := k.find(r.Context(), s, c, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return k.write(s, w, r, c, http.StatusOK, cur, prepare, func(ctx context.Context, p prepared[T]) (T, error) {
+		return k.update(ctx, s, cur, p.apply)
+	})
+}
+
+// write is what create and replace share: prepare the write against cur,
+// do it with do under the claim lock, and answer status with the object
+// as written (see answerWrite).
+func (k *resource[T, V]) write(s *server, w http.ResponseWriter, r *http.Request, c *caller, status int, cur T,
+	prepare prepareFunc[T], do func(context.Context, prepared[T]) (T, error)) error {
+	p, err := prepare(r, c, cur)
+	if err != nil {
+		return err
+	}
+	defer p.unlock()
+	obj, err := do(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	k.answerWrite(r.Context(), s, w, status, obj, p.stamp, p.workspaceID)
+	return nil
+}
+
 // answerWrite finishes a create or update: it stamps obj's times, waits
 // until the list index holds it (so the caller's next list shows it) and
 // answers its view with status.

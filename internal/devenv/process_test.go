@@ -3,10 +3,7 @@ package devenv_test
 import (
 	"context"
 	"errors"
-	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,11 +31,11 @@ type kurzDev struct {
 // and no metrics. The test's cleanup kills it if it is still running.
 func startKurzDev(t *testing.T, dataDir string, extra ...string) *kurzDev {
 	t.Helper()
-	apiAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	apiAddr := testenv.FreeAddr(t)
 	args := append([]string{"dev",
 		"--data-dir", dataDir,
 		"--api-addr", apiAddr,
-		"--redirect-addr", "127.0.0.1:" + strconv.Itoa(freePort(t)),
+		"--redirect-addr", testenv.FreeAddr(t),
 		"--metrics-bind-address", "0",
 	}, extra...)
 	k := &kurzDev{apiURL: "http://" + apiAddr, cmd: exec.Command(kurzBin, args...), out: &testenv.Output{}, done: make(chan struct{})}
@@ -95,8 +92,8 @@ func runKurzDev(t *testing.T, dataDir string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, kurzBin, "dev", "--data-dir", dataDir,
-		"--api-addr", "127.0.0.1:"+strconv.Itoa(freePort(t)),
-		"--redirect-addr", "127.0.0.1:"+strconv.Itoa(freePort(t)),
+		"--api-addr", testenv.FreeAddr(t),
+		"--redirect-addr", testenv.FreeAddr(t),
 		"--metrics-bind-address", "0")
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
@@ -107,22 +104,9 @@ func runKurzDev(t *testing.T, dataDir string) (string, error) {
 // command line mentions dataDir, as "pid name".
 func controlPlaneProcesses(dataDir string) []string {
 	var found []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(raw) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
-		name := filepath.Base(args[0])
-		if (name == "etcd" || name == "kube-apiserver") && strings.Contains(string(raw), dataDir) {
-			if state := procState(pid); state != "Z" { // a zombie is already dead
-				found = append(found, strconv.Itoa(pid)+" "+name)
-			}
+	for _, p := range procstop.Mentioning(dataDir) {
+		if name := p.Name(); name == "etcd" || name == "kube-apiserver" {
+			found = append(found, strconv.Itoa(p.PID)+" "+name)
 		}
 	}
 	return found
@@ -135,27 +119,4 @@ func killControlPlane(dataDir string) {
 		pid, _ := strconv.Atoi(strings.Fields(p)[0])
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-}
-
-func procState(pid int) string {
-	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return ""
-	}
-	// pid (comm) S ...: the state follows the last ')'.
-	s := string(raw)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2 : i+3]
-	}
-	return ""
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

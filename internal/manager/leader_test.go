@@ -14,7 +14,30 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
+
+// startLeading starts one replica with leader election against c, creates
+// the Domain "go" and on it the Link "first" (key "a") in ns, and waits
+// until the replica leads and has reconciled the Link. It returns the
+// replica's options, the running replica and the Domain's hostname.
+func startLeading(t *testing.T, c *rest.Config, ns string) (Options, *running, string) {
+	t.Helper()
+	g := NewWithT(t)
+	o := testOptions(t, newDNS(t), ns)
+	o.LeaderElect = true
+	m, err := New(context.Background(), c, o)
+	g.Expect(err).NotTo(HaveOccurred())
+	r := start(t, m, (*Manager).Start)
+
+	host := unique("go") + ".test"
+	createDomain(t, ns, "go", host)
+	first := createLink(t, ns, "first", host, "a")
+	g.Eventually(linkReady(first), timeout, poll).Should(Equal(linkActive), "the leader's controllers reconcile")
+	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(1.0))
+	return o, r, host
+}
 
 // TestLosingTheLeaseStopsOnlyTheControllers runs one replica with leader
 // election, takes its Lease away (another holder renews it) and gives it
@@ -25,17 +48,7 @@ func TestLosingTheLeaseStopsOnlyTheControllers(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
-	o := testOptions(t, newDNS(t), ns)
-	o.LeaderElect = true
-	m, err := New(ctx, cfg, o)
-	g.Expect(err).NotTo(HaveOccurred())
-	r := start(t, m, (*Manager).Start)
-
-	host := unique("go") + ".test"
-	createDomain(t, ns, "go", host)
-	first := createLink(t, ns, "first", host, "a")
-	g.Eventually(linkReady(first), timeout, poll).Should(Equal(linkActive), "the leader's controllers reconcile")
-	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(1.0))
+	o, r, host := startLeading(t, cfg, ns)
 
 	// Another identity takes the Lease, as a replica would after this one
 	// failed to renew it in time (a frozen kube-apiserver, a paused process).
@@ -105,7 +118,7 @@ func TestStandbyTakesOverFromAStoppedLeader(t *testing.T) {
 	replicas := map[string]*running{}
 	for range 2 {
 		o := shared
-		o.HealthProbeBindAddress, o.API.BindAddress, o.Redirect.BindAddress = freeAddr(t), freeAddr(t), freeAddr(t)
+		o.HealthProbeBindAddress, o.API.BindAddress, o.Redirect.BindAddress = testenv.FreeAddr(t), testenv.FreeAddr(t), testenv.FreeAddr(t)
 		m, err := New(ctx, cfg, o)
 		g.Expect(err).NotTo(HaveOccurred())
 		replicas[m.leader.identity] = start(t, m, (*Manager).Run)
@@ -138,7 +151,6 @@ func TestStandbyTakesOverFromAStoppedLeader(t *testing.T) {
 // and reconciles what changed meanwhile.
 func TestFrozenControlPlaneStopsOnlyTheControllers(t *testing.T) {
 	g := NewWithT(t)
-	ctx := context.Background()
 	ns := newNamespace(t)
 	apiURL, err := url.Parse(cfg.Host)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -146,17 +158,7 @@ func TestFrozenControlPlaneStopsOnlyTheControllers(t *testing.T) {
 	viaProxy := rest.CopyConfig(cfg)
 	viaProxy.Host = "https://" + frozen.addr()
 
-	o := testOptions(t, newDNS(t), ns)
-	o.LeaderElect = true
-	m, err := New(ctx, viaProxy, o)
-	g.Expect(err).NotTo(HaveOccurred())
-	r := start(t, m, (*Manager).Start)
-
-	host := unique("go") + ".test"
-	createDomain(t, ns, "go", host)
-	first := createLink(t, ns, "first", host, "a")
-	g.Eventually(linkReady(first), timeout, poll).Should(Equal(linkActive))
-	g.Expect(testutil.ToFloat64(leaderGauge)).To(Equal(1.0))
+	o, r, host := startLeading(t, viaProxy, ns)
 
 	frozen.freeze()
 	g.Eventually(func() float64 { return testutil.ToFloat64(leaderGauge) }, timeout, poll).Should(Equal(0.0),

@@ -113,23 +113,22 @@ func applyMetricsReader(t *testing.T, ns, sa string) {
 // from kube-apiserver: what the gauges, read from the cache, must say.
 func statesFromAPI(g Gomega, ns string) (all, inNS map[string]float64) {
 	all, inNS = map[string]float64{}, map[string]float64{}
+	count := func(gauge, namespace, state string) {
+		k := fmt.Sprintf(`%s{state=%q}`, gauge, state)
+		all[k]++
+		if namespace == ns {
+			inNS[k]++
+		}
+	}
 	var links kurzv1alpha1.LinkList
 	g.Expect(k8sClient.List(context.Background(), &links)).To(Succeed())
 	for _, l := range links.Items {
-		k := fmt.Sprintf(`kurz_links{state=%q}`, gauges.LinkState(l.Status.Conditions))
-		all[k]++
-		if l.Namespace == ns {
-			inNS[k]++
-		}
+		count("kurz_links", l.Namespace, gauges.LinkState(l.Status.Conditions))
 	}
 	var domains kurzv1alpha1.DomainList
 	g.Expect(k8sClient.List(context.Background(), &domains)).To(Succeed())
 	for _, d := range domains.Items {
-		k := fmt.Sprintf(`kurz_domains{state=%q}`, gauges.DomainState(d.Status.Conditions))
-		all[k]++
-		if d.Namespace == ns {
-			inNS[k]++
-		}
+		count("kurz_domains", d.Namespace, gauges.DomainState(d.Status.Conditions))
 	}
 	return all, inNS
 }
@@ -155,7 +154,7 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 	ns := newNamespace(t)
 	dns := newDNS(t)
 	o := testOptions(t, dns, ns)
-	o.MetricsBindAddress = freeAddr(t)
+	o.MetricsBindAddress = testenv.FreeAddr(t)
 	g.Expect(o.MetricsSecure).To(BeTrue(), "secure by default")
 	m, err := New(ctx, cfg, o)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -253,7 +252,7 @@ func TestMetricsServeTheGivenCertificate(t *testing.T) {
 	ns := newNamespace(t)
 	o := testOptions(t, newDNS(t), ns)
 	o.EnableControllers = false
-	o.MetricsBindAddress = freeAddr(t)
+	o.MetricsBindAddress = testenv.FreeAddr(t)
 	o.MetricsCertPath = dir
 	m, err := New(context.Background(), cfg, o)
 	g.Expect(err).NotTo(HaveOccurred())

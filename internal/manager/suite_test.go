@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -62,25 +61,14 @@ func newNamespace(t *testing.T) string {
 	return ns.Name
 }
 
-// freeAddr returns a loopback address nothing listens on right now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // testOptions are a replica's options with every listener on a free
 // loopback port, domains verified against srv, and short election times.
 func testOptions(t *testing.T, srv *dnstest.Server, ns string) Options {
 	o := DefaultOptions()
 	o.MetricsBindAddress = "0"
-	o.HealthProbeBindAddress = freeAddr(t)
-	o.API.BindAddress = freeAddr(t)
-	o.Redirect.BindAddress = freeAddr(t)
+	o.HealthProbeBindAddress = testenv.FreeAddr(t)
+	o.API.BindAddress = testenv.FreeAddr(t)
+	o.Redirect.BindAddress = testenv.FreeAddr(t)
 	o.Redirect.ShutdownTimeout = 2 * time.Second
 	o.LeaderElectionNamespace = ns
 	o.LeaderElectionID = unique("kurz-controllers")

@@ -46,21 +46,36 @@ func uids(ls []*kurzv1alpha1.Link) []string {
 	return out
 }
 
+// indexOf returns an index holding links, upserted in that order.
+func indexOf(links ...*kurzv1alpha1.Link) *Index[*kurzv1alpha1.Link] {
+	ix := NewIndex(createdAt)
+	for _, l := range links {
+		ix.Upsert(l)
+	}
+	return ix
+}
+
+// expectFirstPage checks the first page (25 per page) of namespace ns:
+// as many items in total as want, and their uids in want's order.
+func expectFirstPage(g Gomega, ix *Index[*kurzv1alpha1.Link], ns string, want ...string) {
+	items, total := ix.Page(ns, 0, 25)
+	g.Expect(total).To(Equal(len(want)))
+	g.Expect(uids(items)).To(Equal(want))
+}
+
 func TestIndexOrder(t *testing.T) {
 	g := NewWithT(t)
-	ix := NewIndex(createdAt)
-	ix.Upsert(link("a", "u1", 10, 1))
-	ix.Upsert(link("a", "u2", 30, 2))
-	ix.Upsert(link("a", "u3", 20, 3))
-	// Ties on the created time: uid descending.
-	ix.Upsert(link("a", "u5", 20, 4))
-	ix.Upsert(link("a", "u4", 20, 5))
+	ix := indexOf(
+		link("a", "u1", 10, 1),
+		link("a", "u2", 30, 2),
+		link("a", "u3", 20, 3),
+		// Ties on the created time: uid descending.
+		link("a", "u5", 20, 4),
+		link("a", "u4", 20, 5),
+	)
+	expectFirstPage(g, ix, "a", "u2", "u5", "u4", "u3", "u1")
 
-	items, total := ix.Page("a", 0, 25)
-	g.Expect(total).To(Equal(5))
-	g.Expect(uids(items)).To(Equal([]string{"u2", "u5", "u4", "u3", "u1"}))
-
-	items, total = ix.Page("a", 1, 2)
+	items, total := ix.Page("a", 1, 2)
 	g.Expect(total).To(Equal(5))
 	g.Expect(uids(items)).To(Equal([]string{"u5", "u4"}))
 
@@ -80,38 +95,27 @@ func TestIndexOrder(t *testing.T) {
 
 func TestIndexNamespaces(t *testing.T) {
 	g := NewWithT(t)
-	ix := NewIndex(createdAt)
-	ix.Upsert(link("a", "u1", 1, 1))
-	ix.Upsert(link("b", "u2", 2, 2))
-	ix.Upsert(link("b", "u3", 3, 3))
+	ix := indexOf(link("a", "u1", 1, 1), link("b", "u2", 2, 2), link("b", "u3", 3, 3))
 
-	items, total := ix.Page("a", 0, 25)
-	g.Expect(total).To(Equal(1))
-	g.Expect(uids(items)).To(Equal([]string{"u1"}))
-	items, total = ix.Page("b", 0, 25)
-	g.Expect(total).To(Equal(2))
-	g.Expect(uids(items)).To(Equal([]string{"u3", "u2"}))
-	items, total = ix.Page("c", 0, 25)
+	expectFirstPage(g, ix, "a", "u1")
+	expectFirstPage(g, ix, "b", "u3", "u2")
+	items, total := ix.Page("c", 0, 25)
 	g.Expect(total).To(BeZero())
 	g.Expect(items).NotTo(BeNil())
 }
 
 func TestIndexMovesAndReplaces(t *testing.T) {
 	g := NewWithT(t)
-	ix := NewIndex(createdAt)
-	ix.Upsert(link("a", "u1", 10, 1))
-	ix.Upsert(link("a", "u2", 20, 2))
+	ix := indexOf(link("a", "u1", 10, 1), link("a", "u2", 20, 2))
 
 	// The API stamps status.createdAt after create: the item moves.
 	ix.Upsert(link("a", "u1", 30, 3))
-	items, total := ix.Page("a", 0, 25)
-	g.Expect(total).To(Equal(2))
-	g.Expect(uids(items)).To(Equal([]string{"u1", "u2"}))
+	expectFirstPage(g, ix, "a", "u1", "u2")
 
 	// Same key, new object: the pointer is replaced in place.
 	newer := link("a", "u2", 20, 4)
 	ix.Upsert(newer)
-	items, _ = ix.Page("a", 0, 25)
+	items, _ := ix.Page("a", 0, 25)
 	g.Expect(items[1]).To(BeIdenticalTo(newer))
 	got, ok := ix.Get("u2")
 	g.Expect(ok).To(BeTrue())
@@ -125,7 +129,7 @@ func TestIndexMovesAndReplaces(t *testing.T) {
 	// A namespace change (only possible by delete and re-create with the
 	// same uid in tests) moves it between trees.
 	ix.Upsert(link("b", "u2", 20, 5))
-	_, total = ix.Page("a", 0, 25)
+	_, total := ix.Page("a", 0, 25)
 	g.Expect(total).To(Equal(1))
 	_, total = ix.Page("b", 0, 25)
 	g.Expect(total).To(Equal(1))
@@ -133,19 +137,15 @@ func TestIndexMovesAndReplaces(t *testing.T) {
 
 func TestIndexDelete(t *testing.T) {
 	g := NewWithT(t)
-	ix := NewIndex(createdAt)
-	ix.Upsert(link("a", "u1", 10, 1))
-	ix.Upsert(link("a", "u2", 20, 2))
+	ix := indexOf(link("a", "u1", 10, 1), link("a", "u2", 20, 2))
 
 	// The delete event's object may be stale (other created time).
 	ix.Delete(link("a", "u1", 999, 7))
-	items, total := ix.Page("a", 0, 25)
-	g.Expect(total).To(Equal(1))
-	g.Expect(uids(items)).To(Equal([]string{"u2"}))
+	expectFirstPage(g, ix, "a", "u2")
 
 	ix.Delete(link("a", "nope", 1, 1)) // unknown: no-op
 	ix.Delete(link("a", "u2", 20, 3))
-	_, total = ix.Page("a", 0, 25)
+	_, total := ix.Page("a", 0, 25)
 	g.Expect(total).To(BeZero())
 	_, ok := ix.Get("u2")
 	g.Expect(ok).To(BeFalse())

@@ -53,3 +53,17 @@ func TestStopKillsAfterGrace(t *testing.T) {
 	g.Expect(killed).To(BeTrue())
 	g.Expect(procstop.Exited(done)).To(BeTrue())
 }
+
+func TestMentioningFindsLiveProcessesOnly(t *testing.T) {
+	g := NewWithT(t)
+	marker := t.TempDir()
+	cmd, done := start(t, "sleep 60; : "+marker)
+	t.Cleanup(func() { _, _ = procstop.Stop(cmd.Process, done, time.Second) })
+	found := procstop.Mentioning(marker)
+	g.Expect(found).To(HaveLen(1))
+	g.Expect(found[0].PID).To(Equal(cmd.Process.Pid))
+	g.Expect(found[0].Name()).To(Equal("sh"))
+	_, err := procstop.Stop(cmd.Process, done, time.Minute)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(procstop.Mentioning(marker)).To(BeEmpty())
+}

@@ -41,9 +41,7 @@ func hammer(t *testing.T, base, host, path string, n int) {
 func TestClicksFromTwoReplicas(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	ns := newNamespace(t)
-	createDomain(t, ns, "d", "clicks.test", nil)
-	l := createLink(t, ns, "l", "clicks.test", "k", "https://dest.example/", nil)
+	ns, l := oneLink(t, "clicks.test", nil)
 	// A status field the controllers own: a click flush must leave it alone.
 	l.Status.ShortURL = "https://clicks.test/k"
 	l.Status.ObservedGeneration = 1
@@ -71,9 +69,7 @@ func TestClicksFromTwoReplicas(t *testing.T) {
 
 func TestFinalFlushOnShutdown(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	createDomain(t, ns, "d", "final.test", nil)
-	createLink(t, ns, "l", "final.test", "k", "https://dest.example/", nil)
+	ns, _ := oneLink(t, "final.test", nil)
 	o := testOptions()
 	o.ClickFlushInterval = time.Hour // only the final flush writes
 	ts := startServer(t, o)
@@ -121,9 +117,7 @@ func TestFinalFlushManyLinks(t *testing.T) {
 
 func TestAPIServerOutage(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	createDomain(t, ns, "d", "outage.test", nil)
-	createLink(t, ns, "l", "outage.test", "k", "https://dest.example/", nil)
+	ns, _ := oneLink(t, "outage.test", nil)
 	ts := startServer(t, testOptions())
 	g.Eventually(func() int { return do(t, "GET", ts.base, "outage.test", "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(1)))

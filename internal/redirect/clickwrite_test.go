@@ -150,9 +150,7 @@ func TestPruneWriters(t *testing.T) {
 // Link ends with exactly the clicks made.
 func TestTwoReplicasFrozenAPIServer(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	frozenHost := ns + ".frozen.test" // unique: the first Domain claiming a host keeps it
-	createDomain(t, ns, "d", frozenHost, nil)
+	ns, frozenHost := namespaceWithDomain(t, "frozen.test")
 	createLink(t, ns, "l", frozenHost, "k", "https://dest.example/", nil)
 	pa, pb := newHoldProxy(t), newHoldProxy(t)
 	o := testOptions()

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-
-	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
 func TestTrustedProxiesFlag(t *testing.T) {
@@ -29,11 +27,7 @@ func TestTrustedProxiesFlag(t *testing.T) {
 // bucket of their own (IPv6 visitors share one per /64).
 func TestPasswordLimitBehindProxy(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	createDomain(t, ns, "d", "proxy.test", nil)
-	createLink(t, ns, "l", "proxy.test", "k", "https://dest.example/", func(s *kurzv1alpha1.LinkSpec) {
-		s.PasswordHash = ptr(bcryptHash(t, "right horse"))
-	})
+	oneLink(t, "proxy.test", withPassword(t, "right horse"))
 	o := testOptions()
 	o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	ts := startServer(t, o)

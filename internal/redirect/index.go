@@ -172,14 +172,20 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 
 // DeleteLink removes a Link.
 func (ix *Index) DeleteLink(id types.NamespacedName) {
+	deleteRec(ix, ix.links, id, func(old *linkRec) {
+		ix.removeLink(old)
+		ix.refreshKey(old.host, old.key)
+	})
+}
+
+// deleteRec removes the record of id from recs (one of the index's maps),
+// under the write lock, with remove; an unknown id changes nothing.
+func deleteRec[R any](ix *Index, recs map[types.NamespacedName]*R, id types.NamespacedName, remove func(*R)) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	old := ix.links[id]
-	if old == nil {
-		return
+	if old := recs[id]; old != nil {
+		remove(old)
 	}
-	ix.removeLink(old)
-	ix.refreshKey(old.host, old.key)
 }
 
 func (ix *Index) removeLink(rec *linkRec) {
@@ -239,14 +245,10 @@ func (ix *Index) UpsertDomain(d *kurzv1alpha1.Domain) {
 
 // DeleteDomain removes a Domain.
 func (ix *Index) DeleteDomain(id types.NamespacedName) {
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	old := ix.domains[id]
-	if old == nil {
-		return
-	}
-	ix.removeDomain(id, old)
-	ix.refreshHost(old.host)
+	deleteRec(ix, ix.domains, id, func(old *domainRec) {
+		ix.removeDomain(id, old)
+		ix.refreshHost(old.host)
+	})
 }
 
 func (ix *Index) removeDomain(id types.NamespacedName, rec *domainRec) {

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-
-	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 )
 
 // TestPasswordCheckSlots: while every check slot is taken, an attempt waits
@@ -21,11 +19,7 @@ import (
 // checked again.
 func TestPasswordCheckSlots(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	createDomain(t, ns, "d", "slots.test", nil)
-	createLink(t, ns, "l", "slots.test", "k", "https://dest.example/", func(s *kurzv1alpha1.LinkSpec) {
-		s.PasswordHash = ptr(bcryptHash(t, "right horse"))
-	})
+	oneLink(t, "slots.test", withPassword(t, "right horse"))
 	o := testOptions()
 	o.PasswordConcurrency = 1
 	ts := startServer(t, o)
@@ -57,14 +51,8 @@ func TestPasswordCheckSlots(t *testing.T) {
 // per-client bucket, but share the link's: past its burst they get 429.
 func TestPasswordLinkLimit(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	createDomain(t, ns, "d", "linklimit.test", nil)
-	createLink(t, ns, "l", "linklimit.test", "k", "https://dest.example/", func(s *kurzv1alpha1.LinkSpec) {
-		s.PasswordHash = ptr(bcryptHash(t, "right horse"))
-	})
-	createLink(t, ns, "other", "linklimit.test", "other", "https://dest.example/", func(s *kurzv1alpha1.LinkSpec) {
-		s.PasswordHash = ptr(bcryptHash(t, "right horse"))
-	})
+	ns, _ := oneLink(t, "linklimit.test", withPassword(t, "right horse"))
+	createLink(t, ns, "other", "linklimit.test", "other", "https://dest.example/", withPassword(t, "right horse"))
 	o := testOptions()
 	o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	ts := startServer(t, o)
@@ -126,9 +114,7 @@ func get(t *testing.T, c net.Conn, host, path string) int {
 // connection is answered 429 and closed; other peers are not affected.
 func TestMaxConnsPerIP(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	createDomain(t, ns, "d", "conns.test", nil)
-	createLink(t, ns, "l", "conns.test", "k", "https://dest.example/", nil)
+	oneLink(t, "conns.test", nil)
 	o := testOptions()
 	o.MaxConnsPerIP = 2
 	ts := startServer(t, o)

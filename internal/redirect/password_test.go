@@ -36,14 +36,17 @@ func bcryptHash(t *testing.T, pw string) string {
 	return string(h)
 }
 
+// withPassword is a Link spec change that protects it with password.
+func withPassword(t *testing.T, password string) func(*kurzv1alpha1.LinkSpec) {
+	return func(s *kurzv1alpha1.LinkSpec) { s.PasswordHash = ptr(bcryptHash(t, password)) }
+}
+
 func TestPassword(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
 	createDomain(t, ns, "d", "pw.test", nil)
-	l := createLink(t, ns, "l", "pw.test", "secret", "https://dest.example/p", func(s *kurzv1alpha1.LinkSpec) {
-		s.PasswordHash = ptr(bcryptHash(t, "right horse"))
-	})
+	l := createLink(t, ns, "l", "pw.test", "secret", "https://dest.example/p", withPassword(t, "right horse"))
 	ts := startServer(t, testOptions())
 
 	// The form: no click, a phone-friendly page without external assets.

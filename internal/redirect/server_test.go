@@ -28,16 +28,35 @@ func createDomain(t *testing.T, ns, name, host string, spec func(*kurzv1alpha1.D
 	return d
 }
 
-// twoLinks creates a namespace holding a Domain of <namespace>.<zone> and
-// the Links k1 and k2 on it, and returns the namespace and the hostname.
-func twoLinks(t *testing.T, zone string) (ns, host string) {
+// namespaceWithDomain creates a namespace holding a Domain "d" of
+// <namespace>.<zone> and returns the namespace and the hostname, unique to
+// the test (the first Domain claiming a hostname keeps it).
+func namespaceWithDomain(t *testing.T, zone string) (ns, host string) {
 	t.Helper()
 	ns = newNamespace(t)
 	host = ns + "." + zone
 	createDomain(t, ns, "d", host, nil)
+	return ns, host
+}
+
+// twoLinks creates a namespace holding a Domain of <namespace>.<zone> and
+// the Links k1 and k2 on it, and returns the namespace and the hostname.
+func twoLinks(t *testing.T, zone string) (ns, host string) {
+	t.Helper()
+	ns, host = namespaceWithDomain(t, zone)
 	createLink(t, ns, "k1", host, "k1", "https://dest.example/", nil)
 	createLink(t, ns, "k2", host, "k2", "https://dest.example/", nil)
 	return ns, host
+}
+
+// oneLink creates a namespace holding a Domain "d" of host and a Link "l"
+// with key "k" to https://dest.example/, changed by spec when not nil, and
+// returns the namespace and the Link.
+func oneLink(t *testing.T, host string, spec func(*kurzv1alpha1.LinkSpec)) (string, *kurzv1alpha1.Link) {
+	t.Helper()
+	ns := newNamespace(t)
+	createDomain(t, ns, "d", host, nil)
+	return ns, createLink(t, ns, "l", host, "k", "https://dest.example/", spec)
 }
 
 // twoLinksClicks polls the clicks of twoLinks' k1 and k2.

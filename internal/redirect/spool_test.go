@@ -19,9 +19,7 @@ import (
 // whether the unanswered patch among them is applied before the replay,
 // after it, or never.
 func TestSpoolReplay(t *testing.T) {
-	ns := newNamespace(t)
-	spoolHost := ns + ".spool.test" // unique: the first Domain claiming a host keeps it
-	createDomain(t, ns, "d", spoolHost, nil)
+	ns, spoolHost := namespaceWithDomain(t, "spool.test")
 	for i, tt := range []struct {
 		name string
 		mode proxyMode
@@ -99,9 +97,7 @@ func TestSpoolReplay(t *testing.T) {
 // server starts and counts as usual.
 func TestCorruptSpool(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	corruptHost := ns + ".corrupt.test"
-	createDomain(t, ns, "d", corruptHost, nil)
+	ns, corruptHost := namespaceWithDomain(t, "corrupt.test")
 	createLink(t, ns, "l", corruptHost, "k", "https://dest.example/", nil)
 	for _, content := range []string{`{"version":1,"links":[{"uid":`, `{"version":99,"links":[]}`} {
 		path := filepath.Join(t.TempDir(), "clicks.spool")

@@ -59,6 +59,17 @@ func kill(t *testing.T, ts *testServer, p *holdProxy, path string) []byte {
 	return b
 }
 
+// replaysOnce starts a server with o and checks that it writes the clicks
+// of the spool (5 on twoLinks' k1, 3 on k2) once and removes the spool.
+func replaysOnce(t *testing.T, o Options, ns string) {
+	t.Helper()
+	g := NewWithT(t)
+	startServer(t, o)
+	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
+	g.Eventually(func() *spoolFile { return readSpool(t, o.ClickSpool) }, 30*time.Second).Should(BeNil())
+	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
+}
+
 // TestSpoolSIGKILLDuringOutage: while the API server is unreachable, the
 // first flush round that fails writes the spool, so a SIGKILL loses nothing
 // counted before that round; the next start writes every click once.
@@ -87,10 +98,7 @@ func TestSpoolSIGKILLDuringOutage(t *testing.T) {
 	kill(t, a, p, path)
 	g.Expect(clicksOf(t, ns, "k1") + clicksOf(t, ns, "k2")).To(BeZero())
 
-	startServer(t, o)
-	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
-	g.Eventually(func() *spoolFile { return readSpool(t, path) }, 30*time.Second).Should(BeNil())
-	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
+	replaysOnce(t, o, ns)
 }
 
 // TestSpoolWriteAhead: a replaying server's patch is applied by the API
@@ -99,9 +107,7 @@ func TestSpoolSIGKILLDuringOutage(t *testing.T) {
 // next start finds the marker and does not write those clicks again.
 func TestSpoolWriteAhead(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	host := ns + ".writeahead.test"
-	createDomain(t, ns, "d", host, nil)
+	ns, host := namespaceWithDomain(t, "writeahead.test")
 	want := map[string]int64{"k1": 5, "k2": 3}
 	sf := spoolFile{Version: spoolVersion, Written: time.Now().UTC()}
 	for _, k := range []string{"k1", "k2"} {
@@ -141,19 +147,14 @@ func TestSpoolWriteAhead(t *testing.T) {
 	applied := clicksOf(t, ns, "k1") + clicksOf(t, ns, "k2")
 	g.Expect(applied).To(BeElementOf(int64(5), int64(3), int64(8)))
 
-	startServer(t, o)
-	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
-	g.Eventually(func() *spoolFile { return readSpool(t, path) }, 30*time.Second).Should(BeNil())
-	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
+	replaysOnce(t, o, ns)
 }
 
 // TestNoSpoolInNormalOperation: with the API server answering, the spool's
 // directory stays empty: normal flushes write nothing to disk.
 func TestNoSpoolInNormalOperation(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
-	host := ns + ".nospool.test"
-	createDomain(t, ns, "d", host, nil)
+	ns, host := namespaceWithDomain(t, "nospool.test")
 	createLink(t, ns, "l", host, "k", "https://dest.example/", nil)
 	dir := t.TempDir()
 	o := testOptions()

@@ -1,12 +1,7 @@
 package routing
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/pem"
-	"math/big"
 	"testing"
 	"time"
 
@@ -16,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func TestEvaluateTLS(t *testing.T) {
@@ -96,14 +92,6 @@ func ptrTime(t time.Time) *time.Time { return &t }
 // times, as PEM, with an unrelated block before it as some issuers write.
 func certPEM(t *testing.T, dnsName string, notBefore, notAfter time.Time) []byte {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), DNSNames: []string{dnsName}, NotBefore: notBefore, NotAfter: notAfter}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(pem.EncodeToMemory(&pem.Block{Type: "COMMENT", Bytes: []byte("x")}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+	cert, _ := testenv.SelfSignedCert(t, dnsName, notBefore, notAfter)
+	return append(pem.EncodeToMemory(&pem.Block{Type: "COMMENT", Bytes: []byte("x")}), cert...)
 }

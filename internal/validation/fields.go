@@ -70,27 +70,37 @@ func URL(s string) string {
 
 // Key checks a link key: 1 to KeyMaxLength letters, digits, '-' and '_'.
 func Key(s string) string {
-	if msg := length(s, kurzv1alpha1.KeyMaxLength); msg != "" {
-		return msg
-	}
-	if !keyPattern.MatchString(s) {
-		return "may contain only letters, digits, dashes and underscores"
-	}
-	return ""
+	return lengthAndPatterns(s, kurzv1alpha1.KeyMaxLength,
+		pattern{keyPattern, true, "may contain only letters, digits, dashes and underscores"})
 }
 
 // Hostname checks a hostname as stored: lowercase DNS labels (punycode for
 // international names), at most HostnameMaxLength characters. Callers that
 // accept user input normalize it first (see NormalizeHostname).
 func Hostname(s string) string {
-	if msg := length(s, kurzv1alpha1.HostnameMaxLength); msg != "" {
+	return lengthAndPatterns(s, kurzv1alpha1.HostnameMaxLength,
+		pattern{hostnamePattern, true, "must be a valid domain name"},
+		pattern{numericTLD, false, "must be a domain name, not an IP address"})
+}
+
+// pattern is one CEL matches() rule of a field: the value must match re
+// (or, when match is false, must not), else msg.
+type pattern struct {
+	re    *regexp.Regexp
+	match bool
+	msg   string
+}
+
+// lengthAndPatterns checks s against 1..max characters, then against each
+// pattern in order, and returns the first message.
+func lengthAndPatterns(s string, max int, patterns ...pattern) string {
+	if msg := length(s, max); msg != "" {
 		return msg
 	}
-	if !hostnamePattern.MatchString(s) {
-		return "must be a valid domain name"
-	}
-	if numericTLD.MatchString(s) {
-		return "must be a domain name, not an IP address"
+	for _, p := range patterns {
+		if p.re.MatchString(s) != p.match {
+			return p.msg
+		}
 	}
 	return ""
 }

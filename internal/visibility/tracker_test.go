@@ -35,6 +35,15 @@ func waiting(tr *Tracker) func() bool {
 	}
 }
 
+// waitInBackground runs tr.WaitFor(ctx, uid, rv, deleted) in a goroutine
+// and returns once it waits; the channel receives what WaitFor returns.
+func waitInBackground(g Gomega, ctx context.Context, tr *Tracker, uid types.UID, rv string, deleted bool) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- tr.WaitFor(ctx, uid, rv, deleted) }()
+	g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+	return done
+}
+
 func TestWaitFor(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
@@ -54,39 +63,42 @@ func TestWaitFor(t *testing.T) {
 	g.Expect(tr.WaitFor(cancelled, "u1", "6", false)).To(MatchError(context.Canceled))
 	g.Expect(tr.WaitFor(cancelled, "u1", "", true)).To(MatchError(context.Canceled))
 
-	t.Run("returns on the write", func(t *testing.T) {
-		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- tr.WaitFor(ctx, "u1", "7", false) }()
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
-		ix.Upsert(link("a", "u1", 10, 6)) // not yet
-		ix.Upsert(link("a", "u3", 10, 7)) // another object
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
-		g.Expect(done).NotTo(Receive())
-		ix.Upsert(link("a", "u1", 10, 7))
-		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
-	})
-
-	t.Run("returns on a new object", func(t *testing.T) {
-		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- tr.WaitFor(ctx, "u9", "9", false) }()
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
-		ix.Upsert(link("a", "u9", 10, 9))
-		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
-	})
-
-	t.Run("returns on delete", func(t *testing.T) {
-		g := NewWithT(t)
-		done := make(chan error, 1)
-		go func() { done <- tr.WaitFor(ctx, "u1", "", true) }()
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
-		ix.Delete(link("a", "u3", 10, 8))
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
-		g.Expect(done).NotTo(Receive())
-		ix.Delete(link("a", "u1", 10, 8))
-		g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
-	})
+	// Each wait keeps waiting through the other changes and returns on the
+	// awaited one.
+	for _, tt := range []struct {
+		name    string
+		uid     types.UID
+		rv      string
+		deleted bool
+		others  []func()
+		awaited func()
+	}{
+		{"returns on the write", "u1", "7", false,
+			[]func(){
+				func() { ix.Upsert(link("a", "u1", 10, 6)) }, // not yet
+				func() { ix.Upsert(link("a", "u3", 10, 7)) }, // another object
+			},
+			func() { ix.Upsert(link("a", "u1", 10, 7)) }},
+		{"returns on a new object", "u9", "9", false, nil,
+			func() { ix.Upsert(link("a", "u9", 10, 9)) }},
+		{"returns on delete", "u1", "", true,
+			[]func(){func() { ix.Delete(link("a", "u3", 10, 8)) }},
+			func() { ix.Delete(link("a", "u1", 10, 8)) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			done := waitInBackground(g, ctx, tr, tt.uid, tt.rv, tt.deleted)
+			for _, change := range tt.others {
+				change()
+			}
+			if tt.others != nil {
+				g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+				g.Expect(done).NotTo(Receive())
+			}
+			tt.awaited()
+			g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))
+		})
+	}
 
 	t.Run("times out", func(t *testing.T) {
 		g := NewWithT(t)

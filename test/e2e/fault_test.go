@@ -22,6 +22,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/manager"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 const (
@@ -75,7 +76,7 @@ func newFaultRig(t *testing.T) *faultRig {
 	}
 	// kurz dev brings the control plane; its own controllers and redirect
 	// server are off (its API stays: it is how startKurzDev knows it is up).
-	f.dev = startKurzDev(t, filepath.Join(dir, "dev"), freeAddr(t), freeAddr(t), "--controllers=false", "--redirect=false")
+	f.dev = startKurzDev(t, filepath.Join(dir, "dev"), testenv.FreeAddr(t), testenv.FreeAddr(t), "--controllers=false", "--redirect=false")
 	t.Cleanup(func() {
 		for _, r := range f.replicas {
 			if r != nil {

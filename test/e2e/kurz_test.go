@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/procstop"
 )
 
 // kurzDev is one `bin/kurz dev` process and what a user reads off it.
@@ -95,29 +96,12 @@ func (k *kurzDev) kubectl(stdin string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// processesUsing lists the pids whose command line mentions dir: the
-// control-plane processes kurz dev started for it.
+// processesUsing lists the processes whose command line mentions dir: the
+// control-plane processes kurz dev started for it, as "pid: command line".
 func processesUsing(dir string) []string {
 	var pids []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, []byte(dir)) {
-			continue
-		}
-		// Zombies have an empty cmdline; anything listed here is alive.
-		pids = append(pids, fmt.Sprintf("%s: %s", e.Name(), bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+	for _, p := range procstop.Mentioning(dir) {
+		pids = append(pids, fmt.Sprintf("%d: %s", p.PID, strings.Join(p.Args, " ")))
 	}
 	return pids
-}
-
-// freeAddr returns a loopback address with a port nobody listens on.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

@@ -73,7 +73,7 @@ func devT(t *testing.T) *kurzDev {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dev = startKurzDev(t, dir, freeAddr(t), freeAddr(t))
+		dev = startKurzDev(t, dir, testenv.FreeAddr(t), testenv.FreeAddr(t))
 	}
 	return dev
 }

@@ -48,7 +48,7 @@ type replica struct {
 func newReplica(t testing.TB, name, kubeconfig, dir string) *replica {
 	return &replica{
 		name: name, kubeconfig: kubeconfig, spool: filepath.Join(dir, name+".spool"),
-		redirect: freeAddr(t), metrics: freeAddr(t), health: freeAddr(t), api: freeAddr(t),
+		redirect: testenv.FreeAddr(t), metrics: testenv.FreeAddr(t), health: testenv.FreeAddr(t), api: testenv.FreeAddr(t),
 	}
 }
 

@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/kurz-dev/kurz/internal/parallel"
 )
 
 type loadConfig struct {
@@ -130,41 +132,30 @@ func idleConns(c loadConfig, pid int) error {
 		return err
 	}
 	conns := make([]net.Conn, c.conns)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 64)
-	for range 64 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= c.conns {
-					return
-				}
-				// Spread over loopback addresses: one source address has
-				// only ~28 000 ephemeral ports.
-				d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 2, byte(1+i%200))}}
-				conn, err := d.DialContext(context.Background(), "tcp", c.addr)
-				if err == nil {
-					err = oneRequest(conn, c.host, "/k"+strconv.Itoa(i%c.links))
-				}
-				if err != nil {
-					errs <- fmt.Errorf("connection %d: %w", i, err)
-					return
-				}
-				conns[i] = conn
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return err
-	}
 	defer func() {
 		for _, conn := range conns {
-			conn.Close()
+			if conn != nil {
+				conn.Close()
+			}
 		}
 	}()
+	err = parallel.Each(context.Background(), 0, c.conns, 64, func(i int) error {
+		// Spread over loopback addresses: one source address has
+		// only ~28 000 ephemeral ports.
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 2, byte(1+i%200))}}
+		conn, err := d.DialContext(context.Background(), "tcp", c.addr)
+		if err == nil {
+			conns[i] = conn
+			err = oneRequest(conn, c.host, "/k"+strconv.Itoa(i%c.links))
+		}
+		if err != nil {
+			return fmt.Errorf("connection %d: %w", i, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	time.Sleep(3 * time.Second) // let the server's goroutines park
 	after, err := rssKiB(pid)
 	if err != nil {

@@ -20,7 +20,7 @@ type ownedObject[O any] interface {
 // finalizers, is kept.
 func ownedUpdate[O ownedObject[O], S any](existing client.Object, desired O, spec func(O) *S) client.Object {
 	e, ok := existing.(O)
-	if !ok || !routing.ParentDiffers(e, desired, spec(e), spec(desired)) {
+	if !ok || !routing.Differs(e, desired, spec(e), spec(desired)) {
 		return nil
 	}
 	u := e.DeepCopy()

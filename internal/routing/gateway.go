@@ -166,13 +166,6 @@ func RouteParent(r *gatewayv1.HTTPRoute) string {
 	return string(r.Spec.ParentRefs[len(r.Spec.ParentRefs)-1].Name)
 }
 
-// RouteDiffers reports whether existing lacks what desired sets.
-func RouteDiffers(existing, desired *gatewayv1.HTTPRoute) bool {
-	return !apiequality.Semantic.DeepEqual(existing.Labels, desired.Labels) ||
-		!apiequality.Semantic.DeepEqual(existing.Annotations, desired.Annotations) ||
-		!apiequality.Semantic.DeepEqual(existing.Spec, desired.Spec)
-}
-
 // parentMeta is the metadata of one of kurz's Gateways or ListenerSets:
 // managed-by only (it holds many Domains' listeners) and the configured
 // annotations.
@@ -257,10 +250,11 @@ func DesiredListenerSet(c GatewayConfig, name string, hosts []string) *gatewayv1
 	}
 }
 
-// ParentDiffers reports whether an existing Gateway or ListenerSet lacks
-// the labels, annotations or spec of desired (spec compared as given:
-// both are *gatewayv1.GatewaySpec or both *gatewayv1.ListenerSetSpec).
-func ParentDiffers(existing, desired metav1.Object, existingSpec, desiredSpec any) bool {
+// Differs reports whether an object kurz owns (an Ingress, HTTPRoute,
+// Gateway or ListenerSet) lacks the labels, annotations or spec of desired
+// (spec compared as given: both of the same type). kurz owns these, so
+// anything else in them is replaced.
+func Differs(existing, desired metav1.Object, existingSpec, desiredSpec any) bool {
 	return !apiequality.Semantic.DeepEqual(existing.GetLabels(), desired.GetLabels()) ||
 		!apiequality.Semantic.DeepEqual(existing.GetAnnotations(), desired.GetAnnotations()) ||
 		!apiequality.Semantic.DeepEqual(existingSpec, desiredSpec)

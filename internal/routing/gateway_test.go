@@ -45,8 +45,9 @@ func TestDesiredHTTPRoute(t *testing.T) {
 		sections = append(sections, string(*p.SectionName))
 	}
 	g.Expect(sections).To(Equal([]string{"http", "https-go.example.com"}))
-	g.Expect(RouteDiffers(r, DesiredHTTPRoute(own, d, "kurz-3"))).To(BeFalse())
-	g.Expect(RouteDiffers(r, DesiredHTTPRoute(own, d, "kurz-4"))).To(BeTrue())
+	same, moved := DesiredHTTPRoute(own, d, "kurz-3"), DesiredHTTPRoute(own, d, "kurz-4")
+	g.Expect(Differs(r, same, &r.Spec, &same.Spec)).To(BeFalse())
+	g.Expect(Differs(r, moved, &r.Spec, &moved.Spec)).To(BeTrue())
 
 	shared := own
 	shared.Class, shared.Parent = "", types.NamespacedName{Namespace: "infra", Name: "shared"}
@@ -71,7 +72,7 @@ func TestDesiredParents(t *testing.T) {
 	g.Expect(string(ls.Spec.ParentRef.Name)).To(Equal("shared"))
 	g.Expect(string(*ls.Spec.ParentRef.Namespace)).To(Equal("infra"))
 	g.Expect(c.Capacity()).To(Equal(64))
-	g.Expect(ParentDiffers(ls, DesiredListenerSet(c, "kurz-0", []string{"a.example.com"}), &ls.Spec, &DesiredListenerSet(c, "kurz-0", []string{"a.example.com"}).Spec)).To(BeFalse())
+	g.Expect(Differs(ls, DesiredListenerSet(c, "kurz-0", []string{"a.example.com"}), &ls.Spec, &DesiredListenerSet(c, "kurz-0", []string{"a.example.com"}).Spec)).To(BeFalse())
 	other := DesiredListenerSet(c, "kurz-0", nil)
-	g.Expect(ParentDiffers(ls, other, &ls.Spec, &other.Spec)).To(BeTrue())
+	g.Expect(Differs(ls, other, &ls.Spec, &other.Spec)).To(BeTrue())
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -128,15 +127,6 @@ func DesiredIngress(c IngressConfig, d *kurzv1alpha1.Domain) *networkingv1.Ingre
 			}},
 		},
 	}
-}
-
-// Differs reports whether existing lacks what desired sets: its labels,
-// annotations or spec. kurz owns these Ingresses, so anything else in them
-// is replaced.
-func Differs(existing, desired *networkingv1.Ingress) bool {
-	return !apiequality.Semantic.DeepEqual(existing.Labels, desired.Labels) ||
-		!apiequality.Semantic.DeepEqual(existing.Annotations, desired.Annotations) ||
-		!apiequality.Semantic.DeepEqual(existing.Spec, desired.Spec)
 }
 
 // validLabelValue reports whether s fits a label value.

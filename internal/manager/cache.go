@@ -2,7 +2,6 @@ package manager
 
 import (
 	"fmt"
-	"net/http"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -15,9 +14,13 @@ import (
 // namespace only), nil when no role needs any. It records in o whether
 // cert-manager is installed, so the controllers built later agree with the
 // cache.
-func cacheByObject(cfg *rest.Config, httpClient *http.Client, o *Options) (map[client.Object]cache.ByObject, error) {
+func cacheByObject(cfg *rest.Config, o *Options) (map[client.Object]cache.ByObject, error) {
 	if !o.EnableControllers || !o.Controllers.Routing() {
 		return nil, nil
+	}
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP client: %w", err)
 	}
 	mapper, err := apiutil.NewDynamicRESTMapper(cfg, httpClient)
 	if err != nil {

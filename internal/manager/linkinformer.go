@@ -3,7 +3,6 @@ package manager
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,15 +39,21 @@ func informersWith(links toolscache.ListerWatcher) newInformerFunc {
 // linkListWatch lists and watches every Link as controller-runtime's typed
 // ListerWatcher does, with kube-apiserver's JSON decoded by linkcodec: a
 // replica's start is mostly decoding every Link, 4x faster there.
-func linkListWatch(cfg *rest.Config, httpClient *http.Client) (*toolscache.ListWatch, error) {
+//
+// It asks for no gzip: a replica's start streams every Link, which
+// kube-apiserver then compresses and kurz decompresses, about 1.2
+// CPU-seconds of the two per 100 000 Links on a 2-core machine, to save
+// ~200 MB crossing the cluster network (0.2 s at 10 Gbit/s) or loopback.
+func linkListWatch(cfg *rest.Config) (*toolscache.ListWatch, error) {
 	c := rest.CopyConfig(cfg)
+	c.DisableCompression = true
 	gv := kurzv1alpha1.GroupVersion
 	c.GroupVersion, c.APIPath = &gv, "/apis"
 	if c.UserAgent == "" {
 		c.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
 	c.NegotiatedSerializer = linkcodec.Wrap(serializer.WithoutConversionCodecFactory{CodecFactory: serializer.NewCodecFactory(Scheme)})
-	rc, err := rest.RESTClientForConfigAndClient(c, httpClient)
+	rc, err := rest.RESTClientFor(c)
 	if err != nil {
 		return nil, fmt.Errorf("client for Links: %w", err)
 	}

@@ -49,15 +49,11 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		return nil, err
 	}
 	grace := gracefulShutdownTimeout(o)
-	httpClient, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("HTTP client: %w", err)
-	}
-	byObject, err := cacheByObject(cfg, httpClient, &o)
+	byObject, err := cacheByObject(cfg, &o)
 	if err != nil {
 		return nil, err
 	}
-	links, err := linkListWatch(cfg, httpClient)
+	links, err := linkListWatch(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,13 @@
 package controllers
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -69,8 +71,12 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return err
 	}
+	statuses, err := ownWritesClient(mgr)
+	if err != nil {
+		return err
+	}
 	links := &LinkReconciler{
-		Client:   mgr.GetClient(),
+		Client:   statuses,
 		Recorder: mgr.GetEventRecorder("kurz.dev/link-controller"),
 		Now:      time.Now,
 	}
@@ -78,7 +84,7 @@ func add(mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("set up Link controller: %w", err)
 	}
 	domains := &DomainReconciler{
-		Client:   mgr.GetClient(),
+		Client:   statuses,
 		Recorder: mgr.GetEventRecorder("kurz.dev/domain-controller"),
 		Verifier: verifier,
 		Schedule: Schedule{Recheck: o.DNSRecheckInterval, Backoff: o.PendingBackoff, BackoffMax: o.PendingBackoffMax},
@@ -117,4 +123,36 @@ func add(mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("set up Gateway controller: %w", err)
 	}
 	return nil
+}
+
+// ownWritesClient is mgr's client, except that a read waits until the
+// cache has seen the writes this client started before it
+// (controller-runtime's read-your-writes consistency). The status
+// controllers skip a write when the status they compute equals the one
+// they read: read from a cache that has not yet seen their own last write
+// to the object, that comparison is against a status already replaced, and
+// the object keeps the newer one, now wrong, until something else wakes
+// it (a Link left DomainNotFound after its Domain was deleted and
+// recreated at once, on a loaded kube-apiserver). Lists do not wait: they
+// would wait for every write in flight to the kind, and what they read
+// (key peers, a hostname's Domains) is input that reconciles again
+// whenever it changes.
+func ownWritesClient(mgr ctrl.Manager) (client.Client, error) {
+	c, err := client.New(mgr.GetConfig(), client.Options{
+		HTTPClient: mgr.GetHTTPClient(),
+		Scheme:     mgr.GetScheme(),
+		Mapper:     mgr.GetRESTMapper(),
+		Cache:      &client.CacheOptions{Reader: mgr.GetCache(), EnableReadYourWritesConsistency: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("status controllers' client: %w", err)
+	}
+	return listsDoNotWait{c}, nil
+}
+
+// listsDoNotWait lists without waiting for the cache to see earlier writes.
+type listsDoNotWait struct{ client.Client }
+
+func (c listsDoNotWait) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return c.Client.List(ctx, list, append(opts, client.DisableReadYourWritesConsistency)...)
 }

@@ -16,7 +16,7 @@ func Wrap(ns runtime.NegotiatedSerializer) runtime.NegotiatedSerializer {
 		if info.MediaType != runtime.ContentTypeJSON {
 			continue
 		}
-		info.Serializer = jsonSerializer{Serializer: info.Serializer, decoder: decoder{std: info.Serializer}}
+		info.Serializer = jsonSerializer{info.Serializer}
 		if s := info.StreamSerializer; s != nil {
 			info.StreamSerializer = &runtime.StreamSerializerInfo{
 				EncodesAsText: s.EncodesAsText,
@@ -37,11 +37,8 @@ type negotiated struct {
 func (n negotiated) SupportedMediaTypes() []runtime.SerializerInfo { return n.infos }
 
 // jsonSerializer is the JSON serializer with Decode replaced.
-type jsonSerializer struct {
-	runtime.Serializer
-	decoder decoder
-}
+type jsonSerializer struct{ runtime.Serializer }
 
 func (s jsonSerializer) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
-	return s.decoder.Decode(data, defaults, into)
+	return decoder{std: s.Serializer}.Decode(data, defaults, into)
 }

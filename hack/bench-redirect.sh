@@ -13,15 +13,15 @@
 # from /proc): on a machine shared with other work, requests/s mostly says
 # how much of core 0 a server got, CPU per request what it costs.
 #
-# Knobs: LINKS (10000), CONNECTIONS (64), DURATION (10s), ROUNDS (3).
+# Knobs: LINKS (10000), CONNECTIONS (64), DURATION (10s), ROUNDS (3),
+# KURZ_ADDR and NGINX_ADDR (default: free loopback ports, so two runs never
+# collide).
 set -euo pipefail
 
 LINKS=${LINKS:-10000}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-10s}
 ROUNDS=${ROUNDS:-3}
-KURZ_ADDR=127.0.0.1:18081
-NGINX_ADDR=127.0.0.1:18090
 HOST=bench.kurz.test
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 GO=${GO:-go}
@@ -58,6 +58,9 @@ trap cleanup EXIT
 
 echo "building the benchmark server"
 (cd "$ROOT" && $GO build -o "$WORK/redirect-bench" ./internal/redirect/cmd/redirect-bench)
+mapfile -t ports < <("$WORK/redirect-bench" -free-ports 2)
+KURZ_ADDR=${KURZ_ADDR:-127.0.0.1:${ports[0]}}
+NGINX_ADDR=${NGINX_ADDR:-127.0.0.1:${ports[1]}}
 
 cat >"$WORK/random-keys.lua" <<LUA
 math.randomseed(os.time())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"runtime"
@@ -29,7 +30,15 @@ func main() {
 	conns := flag.Int("conns", 20000, "idle-conns: connections to open")
 	attackers := flag.Int("attackers", 50, "password: clients posting wrong passwords, each from its own loopback address")
 	duration := flag.Duration("duration", 10*time.Second, "password: length of each measured phase")
+	freePorts := flag.Int("free-ports", 0, "print this many free loopback ports, one a line, and exit (hack/bench-redirect.sh picks its listeners with it)")
 	flag.Parse()
+	if *freePorts > 0 {
+		if err := printFreePorts(*freePorts); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *load != "" {
 		if err := runLoad(*load, loadConfig{addr: *addr, host: *host, links: *n, conns: *conns, attackers: *attackers, duration: *duration}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -132,4 +141,18 @@ func collectOnSignal() {
 		fmt.Printf("after GC: goroutines %d, heap in use %d KiB, stacks %d KiB\n",
 			runtime.NumGoroutine(), m.HeapInuse>>10, m.StackInuse>>10)
 	}
+}
+
+// printFreePorts prints n distinct free loopback ports: each from a
+// listener on port 0, all held until the last is picked.
+func printFreePorts(n int) error {
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		defer func() { _ = l.Close() }()
+		fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	}
+	return nil
 }

@@ -7,20 +7,25 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"time"
 )
 
-// conn is a connection as ServeConn sees it: Read parks it at a request
-// boundary with nothing to read, Close then leaves it open for the poller.
+// conn is a connection as ServeConn sees it: Read waits for a request's
+// first byte on the poller, and parks the connection when its linger ends;
+// Close then leaves it open for the poller.
 type conn struct {
 	*net.TCPConn
 	s   *Server
 	raw syscall.RawConn
 	ip  netip.Addr // the per-IP key; invalid without MaxConnsPerIP
+	id  uint64     // epoll user data; 0 is the poller's own
+
+	// ready is set by the poller when data arrived (or the peer went) since
+	// the connection's last read at a request boundary: only then does that
+	// read ask the socket.
+	ready atomic.Bool
 
 	// Used only by the goroutine serving the connection.
 	boundary bool // the next one-byte Read is a request's first byte
@@ -34,28 +39,48 @@ type conn struct {
 
 	closed atomic.Bool
 
-	// Guarded by Server.mu while parked.
-	id         uint64 // epoll user data of this parking; 0 is the poller's own
+	// Guarded by Server.mu.
+	state      connState
+	bell       chan wakeReason // wakes the goroutine waiting in Server.wait
 	prev, next *conn
 	list       *connList
-	deadline   int64 // unix nanoseconds
-	inEpoll    bool  // registered: the next parking re-arms with EPOLL_CTL_MOD
+	deadline   int64 // unix nanoseconds: closed if still waiting or parked then
+	lingerEnd  int64 // unix nanoseconds: parked if still waiting then
 }
 
+// connState is who holds a connection.
+type connState uint8
+
+const (
+	stRunning connState = iota // its goroutine serves it
+	stWaiting                  // its goroutine waits for the next request (Server.waiting)
+	stParking                  // its goroutine was told to end (linger over)
+	stParked                   // no goroutine (Server.fresh or Server.idle)
+)
+
+// wakeReason is what a waiting goroutine is woken for.
+type wakeReason uint8
+
+const (
+	wakeRead  wakeReason = iota // the socket is readable
+	wakePark                    // the linger is over
+	wakeClose                   // the timeout is over, or shutdown
+)
+
 // Read is fasthttp's read. A one-byte read at a request boundary
-// (acquireByteReader, with ReduceMemoryUsage) waits at most the linger: a
-// busy connection's next request usually comes sooner, and parking it would
-// cost an epoll round trip and a new ServeConn call. With nothing read by
-// then it reports EOF, which ends ServeConn quietly, and marks the
-// connection for parking. Any other read is part of a request and blocks
-// under fasthttp's deadlines.
+// (acquireByteReader, with ReduceMemoryUsage) asks the socket only once the
+// poller has reported data since the last such read; until then the
+// goroutine waits (Server.wait) without a read system call that would find
+// nothing. If nothing comes within the linger it reports EOF, which ends
+// ServeConn quietly, and marks the connection for parking; past the
+// timeout, or when shutting down, it reports EOF to close it. Any other
+// read is part of a request and blocks under fasthttp's deadlines.
 //
 // The boundary read asks the socket for more than the byte fasthttp wants
 // and keeps the rest for fasthttp's next read, which comes at once (its
 // buffered reader filling up behind the first byte): one read system call
-// per request, as without ReduceMemoryUsage, instead of two. The buffer is
-// pooled and given back as soon as fasthttp has taken its bytes, so idle
-// connections still hold none.
+// per request. The buffer is pooled and given back as soon as fasthttp has
+// taken its bytes, so idle connections still hold none.
 func (c *conn) Read(p []byte) (int, error) {
 	if c.ahead != nil {
 		return c.readAhead(p), nil
@@ -66,29 +91,15 @@ func (c *conn) Read(p []byte) (int, error) {
 		if err := c.syncRead(c.dl.readWant, 0); err != nil {
 			return 0, err
 		}
-		return c.sockRead(p)
+		n, err := c.sockRead(p)
+		// Edge-triggered: the socket may hold more than this read took, and
+		// no event will say so.
+		c.ready.Store(true)
+		return n, err
 	}
 	c.boundary = false
-	if c.s.closing.Load() {
-		return 0, io.EOF // shutting down: close instead of waiting for a request
-	}
-	// Wait for the linger, or less if fasthttp's idle deadline (set just
-	// before) comes sooner; fasthttp sets the read timeout once the byte is
-	// here.
-	now := time.Now().UnixNano()
-	until := now + int64(c.s.o.Linger)
-	if w := c.dl.readWant; w != 0 && w < until {
-		until = w
-	}
-	if err := c.syncRead(until, time.Duration(until-now)); err != nil {
-		return 0, err
-	}
-	a, n, err := c.sockReadAhead()
+	a, n, err := c.nextRequest()
 	if n == 0 {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			c.park = true
-			return 0, io.EOF
-		}
 		return 0, err
 	}
 	p[0] = a.b[0]
@@ -99,6 +110,33 @@ func (c *conn) Read(p []byte) (int, error) {
 	a.off, a.end = 1, n
 	c.ahead = a
 	return 1, nil
+}
+
+// nextRequest reads what the socket has at a request boundary, once there is
+// something; with nothing read (n == 0) it returns the error that ends
+// ServeConn, io.EOF with c.park set when the connection is to be parked.
+func (c *conn) nextRequest() (*aheadBuf, int, error) {
+	for {
+		if c.s.closing.Load() {
+			return nil, 0, io.EOF // shutting down: close instead of waiting for a request
+		}
+		if c.ready.Swap(false) {
+			a, n, err := c.sockTryReadAhead()
+			if !errors.Is(err, errWouldBlock) {
+				if a != nil && n == len(a.b) {
+					c.ready.Store(true) // a full buffer: there may be more
+				}
+				return a, n, err
+			}
+		}
+		switch c.s.wait(c) {
+		case wakePark:
+			c.park = true
+			return nil, 0, io.EOF
+		case wakeClose:
+			return nil, 0, io.EOF
+		}
+	}
 }
 
 // aheadBuf is a boundary read's buffer: b[off:end] is not yet read by
@@ -151,6 +189,12 @@ func (c *conn) release() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	c.s.mu.Lock()
+	delete(c.s.conns, c.id)
+	if c.list != nil {
+		c.list.remove(c)
+	}
+	c.s.mu.Unlock()
 	err := c.TCPConn.Close()
 	c.s.forget(c)
 	return err

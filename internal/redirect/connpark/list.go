@@ -2,12 +2,14 @@
 
 package connpark
 
-// connList is an intrusive doubly linked list of parked connections. All of
-// a list's connections park with the same timeout, so appending keeps it
-// ordered by deadline: the sweep pops expired ones from the front, and a
-// connection that wakes is unlinked in O(1), without a timer per connection.
+// connList is an intrusive doubly linked list of waiting or parked
+// connections. All of a list's connections entered it with the same timeout
+// (or linger), so appending keeps it ordered by deadline: the sweep pops
+// expired ones from the front, and a connection that wakes is unlinked in
+// O(1), without a timer per connection.
 type connList struct {
 	head, tail *conn
+	n          int
 }
 
 func (l *connList) pushBack(c *conn) {
@@ -18,6 +20,7 @@ func (l *connList) pushBack(c *conn) {
 		l.head = c
 	}
 	l.tail = c
+	l.n++
 }
 
 func (l *connList) remove(c *conn) {
@@ -32,4 +35,5 @@ func (l *connList) remove(c *conn) {
 		l.tail = c.prev
 	}
 	c.list, c.prev, c.next = nil, nil, nil
+	l.n--
 }

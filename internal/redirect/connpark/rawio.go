@@ -3,6 +3,7 @@
 package connpark
 
 import (
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -31,6 +32,7 @@ import (
 // serves both.
 type rawIO struct {
 	fn    func(fd uintptr) bool // c.once, made once so calls allocate nothing
+	ctl   func(fd uintptr)      // c.once for RawConn.Control, likewise
 	op    ioOp
 	buf   []byte
 	ahead *aheadBuf // what aheadOnce read into
@@ -46,7 +48,13 @@ const (
 	opWrite
 )
 
-func (c *conn) initRawIO() { c.io.fn = c.once }
+func (c *conn) initRawIO() {
+	c.io.fn = c.once
+	c.io.ctl = func(fd uintptr) { c.once(fd) }
+}
+
+// errWouldBlock is sockTryReadAhead finding nothing to read.
+var errWouldBlock = errors.New("connpark: nothing to read yet")
 
 // once is the RawConn callback of every read and write.
 func (c *conn) once(fd uintptr) bool {
@@ -83,6 +91,7 @@ func (c *conn) readOnce(fd uintptr) bool {
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
+			c.io.n, c.io.errno = 0, unix.EAGAIN // for sockTryReadAhead; RawConn.Read waits and calls again
 			return false
 		default:
 			c.io.n, c.io.errno = 0, e
@@ -128,6 +137,28 @@ func (c *conn) sockRead(p []byte) (int, error) {
 func (c *conn) sockReadAhead() (*aheadBuf, int, error) {
 	c.io.op = opReadAhead
 	n, err := c.readResult(c.raw.Read(c.io.fn))
+	a := c.io.ahead
+	c.io.ahead = nil
+	if n == 0 && a != nil {
+		aheadPool.Put(a)
+		a = nil
+	}
+	return a, n, err
+}
+
+// sockTryReadAhead is sockReadAhead without waiting: errWouldBlock if the
+// socket has nothing yet. It never looks at the socket's deadline, which
+// the connection may have passed while it waited for this request.
+func (c *conn) sockTryReadAhead() (*aheadBuf, int, error) {
+	c.io.op = opReadAhead
+	if err := c.raw.Control(c.io.ctl); err != nil {
+		return nil, 0, err // closed
+	}
+	if c.io.errno == unix.EAGAIN {
+		c.io.buf, c.io.errno = nil, 0
+		return nil, 0, errWouldBlock
+	}
+	n, err := c.readResult(nil)
 	a := c.io.ahead
 	c.io.ahead = nil
 	if n == 0 && a != nil {

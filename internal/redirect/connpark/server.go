@@ -29,10 +29,10 @@ type Options struct {
 	// fasthttp). 0 for both: never.
 	ReadTimeout, IdleTimeout time.Duration
 	// Linger is how long a connection waits for its next request on its
-	// goroutine before it parks (default 1s; half of it to all of it, as
-	// deadlines reach the socket lazily): parking and waking cost more
-	// CPU than a short wait, and a busy connection's next request comes
-	// sooner. Shutdown waits up to this long for a lingering connection.
+	// goroutine before it parks (default 1s; up to a second more, as the
+	// sweep that ends lingers runs once a second): a parked connection's
+	// next request costs a new goroutine and ServeConn call, and a busy
+	// connection's next request comes sooner.
 	Linger time.Duration
 	// Logger receives accept and parking errors (fasthttp's Logger if nil).
 	Logger fasthttp.Logger
@@ -48,15 +48,18 @@ type Server struct {
 	closing atomic.Bool // set under mu
 	wg      sync.WaitGroup
 
-	mu           sync.Mutex
-	ln           net.Listener
-	acceptDone   chan struct{} // closed when Serve returns; nil before Serve
-	lastID       uint64
-	parked       map[uint64]*conn
-	fresh, idle  connList
-	pollDone     chan struct{}
-	stopSweep    chan struct{}
-	shutdownOnce sync.Once
+	mu         sync.Mutex
+	ln         net.Listener
+	acceptDone chan struct{} // closed when Serve returns; nil before Serve
+	lastID     uint64
+	conns      map[uint64]*conn // every open connection, by epoll user data
+	// waiting: goroutines waiting for their connection's next request, in
+	// linger order; fresh and idle: parked connections before their first
+	// request and between requests, in deadline order.
+	waiting, fresh, idle connList
+	pollDone             chan struct{}
+	stopSweep            chan struct{}
+	shutdownOnce         sync.Once
 }
 
 // New prepares srv to be served by Serve. srv must set ReduceMemoryUsage
@@ -84,7 +87,7 @@ func New(srv *fasthttp.Server, o Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		srv: srv, o: o, poll: p, parked: map[uint64]*conn{},
+		srv: srv, o: o, poll: p, conns: map[uint64]*conn{},
 		pollDone: make(chan struct{}), stopSweep: make(chan struct{}),
 	}
 	// ServeConn counts its calls against these; a parked connection is
@@ -180,6 +183,19 @@ func (s *Server) admit(tc *net.TCPConn) (*conn, int) {
 	}
 	c.raw = raw
 	c.initRawIO()
+	c.ready.Store(true) // a request may be there already: the first read looks
+	s.mu.Lock()
+	s.lastID++
+	c.id = s.lastID
+	s.conns[c.id] = c
+	s.mu.Unlock()
+	if err := s.poll.add(c, c.id); err != nil {
+		if !s.closing.Load() {
+			s.o.Logger.Printf("connpark: cannot poll connection %q: %v", tc.RemoteAddr(), err)
+		}
+		_ = c.release()
+		return nil, 0
+	}
 	return c, 0
 }
 
@@ -194,13 +210,18 @@ func (s *Server) forget(c *conn) {
 // serve runs ServeConn on c until the connection closes or parks.
 func (s *Server) serve(c *conn) {
 	defer s.wg.Done()
-	c.boundary = true
-	if err := s.srv.ServeConn(c); err != nil && !quiet(err) {
-		s.o.Logger.Printf("error when serving connection %q<->%q: %v", c.LocalAddr(), c.RemoteAddr(), err)
-	}
-	if c.park {
+	for {
+		c.boundary = true
+		if err := s.srv.ServeConn(c); err != nil && !quiet(err) {
+			s.o.Logger.Printf("error when serving connection %q<->%q: %v", c.LocalAddr(), c.RemoteAddr(), err)
+		}
+		if !c.park {
+			return // closed
+		}
 		c.park = false
-		s.park(c)
+		if !s.park(c) {
+			return
+		}
 	}
 }
 
@@ -212,20 +233,30 @@ func quiet(err error) bool {
 		strings.Contains(msg, "i/o timeout") || errors.Is(err, net.ErrClosed)
 }
 
-// Shutdown stops accepting, closes the parked connections and waits until
-// the served ones close (each at its next request boundary) or ctx is done.
+// Shutdown stops accepting, closes the connections waiting for a request
+// and the parked ones, and waits until the served ones close (each at its
+// next request boundary) or ctx is done.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shutdownOnce.Do(func() {
 		s.mu.Lock()
 		s.closing.Store(true)
 		ln, acceptDone := s.ln, s.acceptDone
-		parked := make([]*conn, 0, len(s.parked))
-		for id, c := range s.parked {
-			delete(s.parked, id)
-			c.list.remove(c)
-			parked = append(parked, c)
+		var waiting, parked []*conn
+		for c := s.waiting.head; c != nil; c = s.waiting.head {
+			s.waiting.remove(c)
+			c.state = stRunning
+			waiting = append(waiting, c)
+		}
+		for _, l := range []*connList{&s.fresh, &s.idle} {
+			for c := l.head; c != nil; c = l.head {
+				l.remove(c)
+				parked = append(parked, c)
+			}
 		}
 		s.mu.Unlock()
+		for _, c := range waiting {
+			c.bell <- wakeClose
+		}
 		if ln != nil {
 			_ = ln.Close()
 			<-acceptDone // no new connection after this
@@ -247,11 +278,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 }
 
-// Parked returns the number of parked connections.
+// Parked returns the number of connections between requests: waiting for
+// the next one on their goroutine, or parked without one.
 func (s *Server) Parked() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.parked)
+	return s.waiting.n + s.fresh.n + s.idle.n
 }
 
 // Open returns the number of open connections, parked or served.

@@ -15,7 +15,11 @@
 #
 # Knobs: LINKS (10000), CONNECTIONS (64), DURATION (10s), ROUNDS (3),
 # KURZ_ADDR and NGINX_ADDR (default: free loopback ports, so two runs never
-# collide).
+# collide), BEFORE: a redirect-bench binary built from another tree (e.g.
+# `git worktree add /tmp/main main && (cd /tmp/main && go build -o
+# /tmp/rb-main ./internal/redirect/cmd/redirect-bench)`), served as "before"
+# on the same core in the same alternating rounds, to compare a change
+# against the code it changes under the same load.
 set -euo pipefail
 
 LINKS=${LINKS:-10000}
@@ -58,9 +62,12 @@ trap cleanup EXIT
 
 echo "building the benchmark server"
 (cd "$ROOT" && $GO build -o "$WORK/redirect-bench" ./internal/redirect/cmd/redirect-bench)
-mapfile -t ports < <("$WORK/redirect-bench" -free-ports 2)
+BEFORE=${BEFORE:-}
+mapfile -t ports < <("$WORK/redirect-bench" -free-ports 3)
 KURZ_ADDR=${KURZ_ADDR:-127.0.0.1:${ports[0]}}
 NGINX_ADDR=${NGINX_ADDR:-127.0.0.1:${ports[1]}}
+BEFORE_ADDR=127.0.0.1:${ports[2]}
+SERVERS="nginx kurz"
 
 cat >"$WORK/random-keys.lua" <<LUA
 math.randomseed(os.time())
@@ -103,6 +110,12 @@ NGINX_MASTER=$!
 taskset -c 0 "$WORK/redirect-bench" -addr "$KURZ_ADDR" -host "$HOST" -links "$LINKS" >"$WORK/kurz.out" 2>&1 &
 PIDS+=($!)
 KURZ_PID=$!
+if [ -n "$BEFORE" ]; then
+	taskset -c 0 "$BEFORE" -addr "$BEFORE_ADDR" -host "$HOST" -links "$LINKS" >"$WORK/before.out" 2>&1 &
+	PIDS+=($!)
+	BEFORE_PID=$!
+	SERVERS="nginx kurz before"
+fi
 
 wait_up() {
 	for _ in $(seq 100); do
@@ -115,6 +128,7 @@ wait_up() {
 }
 wait_up "$NGINX_ADDR"
 wait_up "$KURZ_ADDR"
+[ -z "$BEFORE" ] || wait_up "$BEFORE_ADDR"
 
 # The answer under test must be the real redirect, not a 404.
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOST" "http://$KURZ_ADDR/k$((LINKS - 1))")
@@ -137,16 +151,27 @@ run_wrk() { # name addr duration pid
 		printf "%s %s cpu_us_per_req=%.1f\n", name, $0, (r[2] > 0 ? ticks / hz * 1e6 / r[2] : 0) }' "$WORK/wrk.out"
 }
 
+server_of() { # name: sets addr and pid
+	case $1 in
+	nginx) addr=$NGINX_ADDR pid=$NGINX_WORKER ;;
+	kurz) addr=$KURZ_ADDR pid=$KURZ_PID ;;
+	before) addr=$BEFORE_ADDR pid=$BEFORE_PID ;;
+	esac
+}
+
 echo "warming up"
-run_wrk nginx "$NGINX_ADDR" 2s "$NGINX_WORKER" >/dev/null
-run_wrk kurz "$KURZ_ADDR" 2s "$KURZ_PID" >/dev/null
+for s in $SERVERS; do
+	server_of "$s"
+	run_wrk "$s" "$addr" 2s "$pid" >/dev/null
+done
 
 echo "rounds: $ROUNDS x $DURATION, $CONNECTIONS connections, $LINKS random keys"
 : >"$WORK/results"
+reversed=$(echo "$SERVERS" | tr ' ' '\n' | tac | tr '\n' ' ')
 for r in $(seq "$ROUNDS"); do
-	if [ $((r % 2)) -eq 1 ]; then order="nginx kurz"; else order="kurz nginx"; fi
+	if [ $((r % 2)) -eq 1 ]; then order=$SERVERS; else order=$reversed; fi
 	for s in $order; do
-		if [ "$s" = nginx ]; then addr=$NGINX_ADDR pid=$NGINX_WORKER; else addr=$KURZ_ADDR pid=$KURZ_PID; fi
+		server_of "$s"
 		line=$(run_wrk "$s" "$addr" "$DURATION" "$pid")
 		echo "  round $r: $line"
 		echo "$line" >>"$WORK/results"
@@ -161,5 +186,9 @@ awk '
 		printf "nginx: %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["nginx"], p99["nginx"] / 1000, cpu["nginx"], v["nginx", "errors"]
 		printf "kurz:  %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["kurz"], p99["kurz"] / 1000, cpu["kurz"], v["kurz", "errors"]
 		printf "ratio kurz/nginx: %.2f (aim >= 0.9); CPU per request nginx/kurz: %.2f\n", rps["kurz"] / rps["nginx"], cpu["nginx"] / cpu["kurz"]
+		if ("before" in n) {
+			printf "before: %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["before"], p99["before"] / 1000, cpu["before"], v["before", "errors"]
+			printf "ratio before/nginx: %.2f; kurz/before: %.2f\n", rps["before"] / rps["nginx"], rps["kurz"] / rps["before"]
+		}
 	}' "$WORK/results"
 grep -E '^(links in index|index memory per link)' "$WORK/kurz.out"

@@ -1,5 +1,6 @@
 // Package connpark serves a fasthttp.Server on a TCP listener without a
-// goroutine per idle connection.
+// goroutine per idle connection, and without a read system call that finds
+// nothing before each request.
 //
 // fasthttp's Serve runs every connection on its own goroutine for the
 // connection's whole life; between requests that goroutine is parked in a
@@ -9,27 +10,44 @@
 // wrapper that recognises fasthttp's read of a request's first byte: with
 // ReduceMemoryUsage fasthttp reads that byte alone, and it is the first
 // one-byte read after a response was written (or the first read of a
-// ServeConn call). If no byte arrives there within the linger (half a second
-// to a second by default, see below: a busy connection's next request comes
-// sooner, and parking and waking cost more CPU than waiting), the wrapper
-// ends ServeConn (it reports EOF and ignores the Close that follows) and the
-// connection is parked: one goroutine waits on an epoll instance (itself registered with
-// Go's network poller, so no thread blocks in epoll_wait) and, when a parked
-// connection becomes readable, serves it with ServeConn again on a new
-// goroutine. Every other read blocks as usual, so a request that arrives in
+// ServeConn call).
+//
+// Every connection is registered, from its accept to its close, with one
+// edge-triggered epoll instance (itself registered with Go's network poller,
+// so no thread blocks in epoll_wait), watched by one goroutine. At a request
+// boundary the wrapper reads the socket only if that goroutine reported data
+// since the last boundary read (or that read filled its buffer); otherwise
+// its goroutine waits for the report and reads then, once. A Go socket
+// read instead tries the socket first, finds nothing (the client sends its
+// next request only after reading the answer), waits in the network poller
+// and reads again: two read system calls per request where nginx makes one,
+// and on a virtualised machine a system call costs a microsecond or more.
+// The report wakes the goroutine through a channel (a goroutine switch, as
+// the network poller's wake-up was).
+//
+// A connection that gets no request for its linger (one to two seconds by
+// default: the sweep, below, ends lingers once a second) is parked: the
+// wrapper reports EOF, which ends ServeConn quietly (it ignores the Close
+// that follows), and the goroutine ends. When the poller reports a parked
+// connection readable, a new goroutine serves it with ServeConn again; if
+// its peer is gone (reset or fully closed) it is closed. Every other read
+// blocks as usual, in Go's network poller, so a request that arrives in
 // pieces, or behind another (pipelining), is read as before.
 //
-// Parked connections time out on two deadline-ordered lists swept every
-// second: a connection that has not sent its first request after the read
-// timeout, and an idle keep-alive connection after the idle timeout. A peer
-// that closes while parked wakes its connection, which reads EOF and closes.
+// Connections waiting for a request, on their goroutine or parked, time out
+// on deadline-ordered lists swept every second: one that has not sent its
+// first request after the read timeout, an idle keep-alive one after the
+// idle timeout, both counted from the end of the last answer (or the
+// accept) and fired up to a second late. A peer that closes while its
+// connection waits wakes it; it reads EOF and closes.
 //
 // Since Serve replaces fasthttp's accept loop, it enforces the connection
 // caps itself for the connection's whole life, parked or served: past
 // MaxConns a new connection is answered 503 and closed, past MaxConnsPerIP
-// from one peer address 429. Shutdown stops accepting, closes the parked
-// connections and waits for the ones being served, which close at their next
-// request boundary (answers written during shutdown say Connection: close).
+// from one peer address 429. Shutdown stops accepting, closes the waiting
+// and parked connections and waits for the ones being served, which close
+// at their next request boundary (answers written during shutdown say
+// Connection: close).
 //
 // Per request the wrapper keeps fasthttp's cost to what it is without
 // ReduceMemoryUsage, and lower (measured with hack/bench-redirect.sh, CPU
@@ -37,16 +55,17 @@
 //
 //   - The boundary read takes everything the socket has into a pooled 4 KiB
 //     buffer, held only during the read system call, and hands it to
-//     fasthttp's next read: one read per request, not two.
+//     fasthttp's next read: fasthttp's one-byte read and the buffered
+//     read behind it cost one read system call.
 //   - fasthttp's deadlines (three read and one write per request) are kept
 //     in the wrapper and reach the socket only before a read or write, and
 //     only when the socket's deadline is not close enough (never later than
 //     asked, at most half the timeout earlier): a busy connection updates
 //     the runtime's timers about twice a second instead of four times a
-//     request. Timeouts therefore fire after half to all of their duration,
-//     the linger included.
-//   - Reads and writes are raw system calls in Go's network poller
-//     (rawio.go): on one core the scheduler's system call bookkeeping cost
+//     request. Timeouts within a request therefore fire after half to all
+//     of their duration.
+//   - Reads, writes and the epoll_wait are raw system calls (rawio.go,
+//     poller.go): on one core the scheduler's system call bookkeeping cost
 //     more in context switches than the system calls themselves.
 //
 // Linux only (epoll); other systems use fasthttp's own Serve.

@@ -47,6 +47,33 @@ func TestPipelined(t *testing.T) {
 	g.Expect(body).To(Equal("/c"))
 }
 
+// TestRequestWhileServed: a request that arrives while the previous one is
+// being answered is answered next. The poller's only event for it comes
+// while the connection is served (edge-triggered: none comes later), so the
+// next request boundary must read it rather than wait for another.
+func TestRequestWhileServed(t *testing.T) {
+	g := NewWithT(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	ts := startServer(t, Options{}, func(ctx *fasthttp.RequestCtx) {
+		if string(ctx.Path()) == "/slow" {
+			close(entered)
+			<-release
+		}
+		ctx.SetBodyString(string(ctx.Path()))
+	})
+	c := dial(t, "127.0.0.1", ts.addr)
+	c.send(t, request("/slow"))
+	<-entered
+	c.send(t, request("/next"))
+	g.Eventually(func() int { return c.unread(t) }, 10*time.Second).Should(BeNumerically(">", 0), "the next request waits in the socket")
+	close(release)
+	for _, path := range []string{"/slow", "/next"} {
+		status, body := c.answer(t)
+		g.Expect(status).To(Equal(http.StatusOK))
+		g.Expect(body).To(Equal(path))
+	}
+}
+
 // TestSplitRequest: a request whose headers arrive in two writes, the second
 // only after the server has read the first, is answered: a new connection's
 // first request and a parked connection's next one. The read in between

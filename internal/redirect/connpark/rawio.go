@@ -132,23 +132,10 @@ func (c *conn) sockRead(p []byte) (int, error) {
 	return c.readResult(c.raw.Read(c.io.fn))
 }
 
-// sockReadAhead reads what the socket has into a pooled buffer, once there
-// is something. The buffer is nil unless n > 0.
-func (c *conn) sockReadAhead() (*aheadBuf, int, error) {
-	c.io.op = opReadAhead
-	n, err := c.readResult(c.raw.Read(c.io.fn))
-	a := c.io.ahead
-	c.io.ahead = nil
-	if n == 0 && a != nil {
-		aheadPool.Put(a)
-		a = nil
-	}
-	return a, n, err
-}
-
-// sockTryReadAhead is sockReadAhead without waiting: errWouldBlock if the
-// socket has nothing yet. It never looks at the socket's deadline, which
-// the connection may have passed while it waited for this request.
+// sockTryReadAhead reads what the socket has into a pooled buffer, without
+// waiting: errWouldBlock if it has nothing yet. It never looks at the
+// socket's deadline, which the connection may have passed while it waited
+// for this request. The buffer is nil unless n > 0.
 func (c *conn) sockTryReadAhead() (*aheadBuf, int, error) {
 	c.io.op = opReadAhead
 	if err := c.raw.Control(c.io.ctl); err != nil {

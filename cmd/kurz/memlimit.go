@@ -18,9 +18,13 @@ import (
 // count: the pages of kurz's own binary it runs from (48 MB resident at
 // 100 000 links) and the kernel's page cache. A soft limit equal to the
 // container's (GOMEMLIMIT from limits.memory, the manifests' former way)
-// lets the heap grow until the kernel kills the process: measured, a
-// replica with 100 000 links in a 300 MB cgroup with GOMEMLIMIT=300000000
-// was OOM-killed as it became ready, at 292 MB of heap and 48 MB of binary.
+// lets the Go runtime use all of the limit before it collects harder, by
+// then the binary's pages have pushed the cgroup over it. A soft limit
+// only bounds garbage, not live objects: a replica with 100 000 links
+// needs about 285 MB of heap while it starts (measured in a 400 MB cgroup:
+// at most 333 MB charged, binary included), and in a 300 MB cgroup it was
+// OOM-killed as it became ready, with either soft limit (README, "A
+// replica's memory").
 const (
 	memReserveFraction = 10 // percent
 	memReserveMin      = 64 << 20

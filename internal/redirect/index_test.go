@@ -87,46 +87,42 @@ func TestIndexClaims(t *testing.T) {
 	g.Expect(served(ix, "c.test", "new")).To(Equal("https://dest.example/c/m"))
 }
 
-func TestIndexKeepsCounterAcrossEdits(t *testing.T) {
-	g := NewWithT(t)
-	ix := NewIndex()
-	ix.UpsertDomain(testDomain("a", "d", "go.test", 1))
-	l := testLink("a", "l", "go.test", "k", 1)
-	ix.UpsertLink(l)
-	ix.lookup([]byte("go.test"), []byte("k")).entry.click(1)
-	l = l.DeepCopy()
-	l.Spec.URL, l.Generation = "https://changed.example/", 2
-	ix.UpsertLink(l)
-	e := ix.lookup([]byte("go.test"), []byte("k")).entry
-	g.Expect(e.url).To(Equal("https://changed.example/"))
-	g.Expect(e.clicks.c.Load().n.Load()).To(Equal(int64(1)))
-	g.Expect(ix.clicks.take()).To(HaveLen(1))
-}
+// A Link's entry is rebuilt when the Link is edited and when its status is
+// written, so the index holds the strings of the object the cache holds and
+// not of the one it dropped; its clicks go on into one counter, made at the
+// first click.
+func TestIndexRebuildsEntryAndKeepsCounter(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(*kurzv1alpha1.Link)
+	}{
+		{"edit", func(l *kurzv1alpha1.Link) { l.Spec.URL, l.Generation = "https://changed.example/", 2 }},
+		{"status write", func(l *kurzv1alpha1.Link) {
+			l.Spec.URL = kurzv1alpha1.URL(strings.Clone(string(l.Spec.URL))) // decoded: memory of its own
+			l.Status.Clicks = 1
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ix := NewIndex()
+			ix.UpsertDomain(testDomain("a", "d", "go.test", 1))
+			l := testLink("a", "l", "go.test", "k", 1)
+			ix.UpsertLink(l)
+			e := ix.lookup([]byte("go.test"), []byte("k")).entry
+			g.Expect(e.clicks.c.Load()).To(BeNil(), "no counter before the first click")
+			e.click(1)
 
-// A status write rebuilds a Link's entry from the new object, so the index
-// holds that object's strings and not those of the one the cache dropped,
-// and keeps counting its clicks in the same counter, made at the first
-// click.
-func TestIndexStatusWriteKeepsClicksAndTakesNewStrings(t *testing.T) {
-	g := NewWithT(t)
-	ix := NewIndex()
-	ix.UpsertDomain(testDomain("a", "d", "go.test", 1))
-	l := testLink("a", "l", "go.test", "k", 1)
-	ix.UpsertLink(l)
-	e := ix.lookup([]byte("go.test"), []byte("k")).entry
-	g.Expect(e.clicks.c.Load()).To(BeNil(), "no counter before the first click")
-	e.click(1)
-
-	written := l.DeepCopy() // as decoded: strings of its own
-	written.Spec.URL = kurzv1alpha1.URL(strings.Clone(string(l.Spec.URL)))
-	written.Status.Clicks = 1
-	ix.UpsertLink(written)
-	e = ix.lookup([]byte("go.test"), []byte("k")).entry
-	g.Expect(unsafe.StringData(e.url)).To(BeIdenticalTo(unsafe.StringData(string(written.Spec.URL))), "the new object's URL")
-	g.Expect(unsafe.StringData(e.url)).NotTo(BeIdenticalTo(unsafe.StringData(string(l.Spec.URL))))
-	e.click(2)
-	g.Expect(e.clicks.c.Load().n.Load()).To(Equal(int64(2)), "one counter across the write")
-	g.Expect(ix.clicks.take()).To(HaveLen(1))
+			changed := l.DeepCopy()
+			tt.change(changed)
+			ix.UpsertLink(changed)
+			e = ix.lookup([]byte("go.test"), []byte("k")).entry
+			g.Expect(unsafe.StringData(e.url)).To(BeIdenticalTo(unsafe.StringData(string(changed.Spec.URL))),
+				"the URL of the object the cache holds")
+			e.click(2)
+			g.Expect(e.clicks.c.Load().n.Load()).To(Equal(int64(2)), "one counter across the change")
+			g.Expect(ix.clicks.take()).To(HaveLen(1))
+		})
+	}
 }
 
 // BenchmarkIndexMemory reports the index's heap per link (B/link) beyond the

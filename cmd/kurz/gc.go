@@ -13,9 +13,9 @@ import (
 // cycles that cost little once the caches are filled.
 const defaultGCPercent = 50
 
-// tuneGC applies defaultGCPercent when GOGC is not set. GOMEMLIMIT (set
-// from the container's memory limit by the deploy manifests) still bounds
-// the heap from above.
+// tuneGC applies defaultGCPercent when GOGC is not set. The soft memory
+// limit (GOMEMLIMIT, else one below the container's: memlimit.go) still
+// bounds the heap from above.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)

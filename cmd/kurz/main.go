@@ -75,6 +75,10 @@ func runManager(args []string) error {
 		return err
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zo)))
+	if container, soft := memoryLimit(); soft > 0 {
+		ctrl.Log.WithName("setup").Info("Go memory limit set below the container's (GOMEMLIMIT overrides)",
+			"containerLimit", container, "goMemoryLimit", soft)
+	}
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("find the cluster: %w", err)

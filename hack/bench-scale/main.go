@@ -66,6 +66,7 @@ type config struct {
 	loadTime         time.Duration
 	conns            int
 	restart          bool
+	idle             time.Duration
 	loadOnly         bool
 	cpuProfile       time.Duration
 	extraArgs        stringList
@@ -110,6 +111,7 @@ func main() {
 	flag.DurationVar(&c.loadTime, "redirect-duration", 5*time.Second, "Duration of the redirect throughput run.")
 	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
 	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")
+	flag.DurationVar(&c.idle, "idle", 2*time.Minute, "After the API and redirect figures, wait until this long after the settle and measure the idle replica's RSS (its steady state: Go collects at least every 2 minutes and returns freed memory meanwhile); 0: skip.")
 	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")
 	flag.DurationVar(&c.cpuProfile, "restart-cpu-profile", 20*time.Second, "Profile the CPU of the restarted manager for this long from its start (0: no profile).")
 	flag.DurationVar(&c.settleProfile, "settle-cpu-profile", 0, "Profile the CPU of kube-apiserver and kurz for this long while the controllers settle (0: no profile).")

@@ -23,6 +23,9 @@ type startFigures struct {
 	loadAtServed   string
 	settled        time.Duration // every Link reconciled (first start only)
 	settledRSS     int64
+	settledAt      time.Time
+	idle           time.Duration
+	idleRSS        int64 // RSS idle after settledAt
 	loadAtSettled  string
 	apiServerRSS   int64
 	etcdRSS        int64
@@ -83,6 +86,16 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	r.loadAtRedirect = uptime()
 	if err := measureRedirects(c, m, r); err != nil {
 		return err
+	}
+	if c.idle > 0 && r.first.unsettled == 0 {
+		logf("idle until %s after the settle", c.idle)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Until(r.first.settledAt.Add(c.idle))):
+		}
+		r.first.idle = c.idle
+		r.first.idleRSS, _ = procStatus(m.cmd.Process.Pid)
 	}
 	if !c.restart {
 		return nil
@@ -212,6 +225,9 @@ func (r *results) print(w *os.File) {
 	} else {
 		p("controllers settled (every Link reconciled)", fmt.Sprintf("%s (load %s; %d Ready)", secs(f.settled), f.loadAtSettled, f.settledReadyOK))
 		p("kurz RSS, settled", mib(f.settledRSS)+perLink(f.settledRSS))
+		if f.idleRSS > 0 {
+			p(fmt.Sprintf("kurz RSS, idle %s after the settle", secs(f.idle)), mib(f.idleRSS)+perLink(f.idleRSS))
+		}
 	}
 	r.settleCost.print(p, r.n)
 	p("kurz peak RSS, first start", mib(f.peakRSS))

@@ -133,6 +133,7 @@ func (w *watcher) waitSettled(ctx context.Context, c config, m *managerProc, r *
 			r.first.settled, r.first.settledReadyOK = w.doneAt, w.nReady
 			w.mu.Unlock()
 			r.first.settledRSS, _ = procStatus(m.cmd.Process.Pid)
+			r.first.settledAt = time.Now()
 			r.first.loadAtSettled = uptime()
 			logf("settled after %s", r.first.settled.Round(time.Second))
 			return nil

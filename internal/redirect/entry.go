@@ -14,7 +14,7 @@ import (
 // Entry is what the redirect handler needs of a Link, and nothing more: the
 // index holds one per Link, never the object itself, to keep memory per link
 // small. Entries are immutable once built; a change to the Link builds a new
-// one (sharing the click counter).
+// one (sharing its clicks).
 type Entry struct {
 	// url is the link's URL as the cache holds it (shared, not copied)
 	// and urlUTM what its utm_* parameters add ("?utm_source=x" or
@@ -27,8 +27,11 @@ type Entry struct {
 	// entryRare holds the fields few links set; links that set none share
 	// noRare, so an Entry is 80 bytes, not 128.
 	*entryRare
-	uid    types.UID
-	clicks *counter
+	uid types.UID
+	// ref names the Link (in the index's record of it), for its counter
+	// and log lines.
+	ref    *objRef
+	clicks *clicks
 }
 
 // entryRare is the part of an Entry most links leave empty. ios and
@@ -41,6 +44,31 @@ type entryRare struct {
 // noRare is the entryRare of every link that sets none of its fields. It is
 // never written.
 var noRare = &entryRare{}
+
+// clicks is where the clicks of one Link (one uid) are counted. Every Entry
+// built for the Link shares it, so no click is lost to an edit. Its counter
+// is made at the first click: most links are not clicked between two
+// starts of a replica, and a counter is 80 bytes to this 16.
+type clicks struct {
+	c atomic.Pointer[counter]
+	q *clickQueue
+}
+
+// counter returns the clicks' counter, made for e's Link if there is none
+// yet.
+func (cs *clicks) counter(e *Entry) *counter {
+	if c := cs.c.Load(); c != nil {
+		return c
+	}
+	c := &counter{uid: e.uid, namespace: e.ref.namespace, name: e.ref.name, q: cs.q}
+	if cs.c.CompareAndSwap(nil, c) {
+		return c
+	}
+	return cs.c.Load()
+}
+
+// click counts one click of e's Link at now.
+func (e *Entry) click(now int64) { e.clicks.counter(e).click(now) }
 
 // counter counts the clicks of one Link (one uid) between flushes. It outlives
 // the Entry it was made for when the Link changes, so no click is lost to an
@@ -64,13 +92,13 @@ func (c *counter) click(now int64) {
 	}
 }
 
-// newEntry builds the Entry of l, reusing cnt (the counter of the previous
-// Entry of the same uid) when given.
-func newEntry(l *kurzv1alpha1.Link, cnt *counter, q *clickQueue) *Entry {
-	if cnt == nil || cnt.uid != l.UID {
-		cnt = &counter{uid: l.UID, namespace: l.Namespace, name: l.Name, q: q}
+// newEntry builds the Entry of l, named by ref, sharing cs (the clicks of
+// the previous Entry of the same uid) when given.
+func newEntry(l *kurzv1alpha1.Link, ref *objRef, cs *clicks, q *clickQueue) *Entry {
+	if cs == nil {
+		cs = &clicks{q: q}
 	}
-	e := &Entry{uid: l.UID, clicks: cnt, entryRare: noRare}
+	e := &Entry{uid: l.UID, ref: ref, clicks: cs, entryRare: noRare}
 	utm := utmPairs(l.Spec.UTM)
 	e.url, e.urlUTM = splitUTM(string(l.Spec.URL), utm)
 	var r entryRare

@@ -121,7 +121,7 @@ func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bo
 		locations.Put(b)
 	}
 	if !head {
-		e.clicks.click(now)
+		e.click(now)
 	}
 }
 

@@ -141,13 +141,16 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 	defer ix.wmu.Unlock()
 	id := types.NamespacedName{Namespace: l.Namespace, Name: l.Name}
 	old := ix.links[id]
-	if old != nil && old.entry.uid == l.UID && old.generation == l.Generation &&
-		old.deleting == (l.DeletionTimestamp != nil) {
-		return // a status write (clicks, conditions): nothing the index holds
-	}
-	var cnt *counter
+	// A status write (clicks, conditions) changes nothing the index holds,
+	// but the record is rebuilt all the same: the cache has replaced the
+	// object it was built from, and the record would keep that object's
+	// strings (URL, key, name, uid) alive beside the new object's, 150
+	// bytes per link once every link has been written.
+	var cs *clicks
 	if old != nil {
-		cnt = old.entry.clicks
+		if old.entry.uid == l.UID {
+			cs = old.entry.clicks
+		}
 		ix.removeLink(old)
 	}
 	rec := &linkRec{
@@ -155,8 +158,8 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 		host:       hostOf(l.Spec.Domain),
 		key:        l.Spec.Key,
 		generation: l.Generation,
-		entry:      newEntry(l, cnt, ix.clicks),
 	}
+	rec.entry = newEntry(l, &rec.objRef, cs, ix.clicks)
 	ix.links[id] = rec
 	keys := ix.linksByHost[rec.host]
 	if keys == nil {
@@ -362,7 +365,7 @@ func (ix *Index) counterFor(uid types.UID, ns, name string) *counter {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	if rec := ix.links[types.NamespacedName{Namespace: ns, Name: name}]; rec != nil && rec.entry.uid == uid {
-		return rec.entry.clicks
+		return rec.entry.clicks.counter(rec.entry)
 	}
 	return &counter{uid: uid, namespace: ns, name: name, q: ix.clicks}
 }

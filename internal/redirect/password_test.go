@@ -128,7 +128,7 @@ func TestCostlyHashRefused(t *testing.T) {
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
 
 	entry := func(uid, hash string) *Entry {
-		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, clicks: &counter{namespace: "ns", name: uid}}
+		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, ref: &objRef{namespace: "ns", name: uid}, clicks: &clicks{}}
 	}
 	g.Expect(p.matches(entry("ok", cheap), []byte("right horse"))).To(BeTrue())
 	g.Expect(p.matches(entry("ok", cheap), []byte("wrong"))).To(BeFalse())

@@ -34,6 +34,21 @@ func startServer(t *testing.T, o Options, handler func(*fasthttp.RequestCtx)) *t
 	return startFastHTTP(t, o, &fasthttp.Server{Handler: handler})
 }
 
+// startSlowServer is startServer whose answer to /slow waits: entered is
+// closed when it starts, and it goes on once release is closed.
+func startSlowServer(t *testing.T) (ts *testServer, entered, release chan struct{}) {
+	t.Helper()
+	entered, release = make(chan struct{}), make(chan struct{})
+	ts = startServer(t, Options{}, func(ctx *fasthttp.RequestCtx) {
+		if string(ctx.Path()) == "/slow" {
+			close(entered)
+			<-release
+		}
+		ctx.SetBodyString(string(ctx.Path()))
+	})
+	return ts, entered, release
+}
+
 // startFastHTTP serves srv through connpark, with the redirect listener's
 // buffer settings and its timeouts where srv sets none.
 func startFastHTTP(t *testing.T, o Options, srv *fasthttp.Server) *testServer {

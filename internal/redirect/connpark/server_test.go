@@ -53,14 +53,7 @@ func TestPipelined(t *testing.T) {
 // next request boundary must read it rather than wait for another.
 func TestRequestWhileServed(t *testing.T) {
 	g := NewWithT(t)
-	entered, release := make(chan struct{}), make(chan struct{})
-	ts := startServer(t, Options{}, func(ctx *fasthttp.RequestCtx) {
-		if string(ctx.Path()) == "/slow" {
-			close(entered)
-			<-release
-		}
-		ctx.SetBodyString(string(ctx.Path()))
-	})
+	ts, entered, release := startSlowServer(t)
 	c := dial(t, "127.0.0.1", ts.addr)
 	c.send(t, request("/slow"))
 	<-entered
@@ -161,14 +154,7 @@ func TestPeerClosesWhileParked(t *testing.T) {
 // after it.
 func TestShutdown(t *testing.T) {
 	g := NewWithT(t)
-	entered, release := make(chan struct{}), make(chan struct{})
-	ts := startServer(t, Options{}, func(ctx *fasthttp.RequestCtx) {
-		if string(ctx.Path()) == "/slow" {
-			close(entered)
-			<-release
-		}
-		ctx.SetBodyString(string(ctx.Path()))
-	})
+	ts, entered, release := startSlowServer(t)
 	parked := []*client{dial(t, "127.0.0.1", ts.addr), dial(t, "127.0.0.1", ts.addr)}
 	for _, c := range parked {
 		status, _ := c.get(t, "/k")

@@ -21,10 +21,9 @@ import (
 // lets the Go runtime use all of the limit before it collects harder, by
 // then the binary's pages have pushed the cgroup over it. A soft limit
 // only bounds garbage, not live objects: a replica with 100 000 links
-// needs about 285 MB of heap while it starts (measured in a 400 MB cgroup:
-// at most 333 MB charged, binary included), and in a 300 MB cgroup it was
-// OOM-killed as it became ready, with either soft limit (README, "A
-// replica's memory").
+// held its start, settle and restart in a 350 MB cgroup (binary charged
+// to it) and was OOM-killed as it became ready in a 300 MB one, with
+// either soft limit (README, "A replica's memory").
 const (
 	memReserveFraction = 10 // percent
 	memReserveMin      = 64 << 20

@@ -14,6 +14,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/dns"
+	"github.com/kurz-dev/kurz/internal/fieldindex"
 )
 
 // countingClient counts every write that goes through it.
@@ -125,7 +126,9 @@ func TestSettledObjectsGetNoWrites(t *testing.T) {
 	c := countingClient{Client: mgr.GetClient(), writes: &writes}
 	verifier, err := dns.New(srv.Options())
 	g.Expect(err).NotTo(HaveOccurred())
-	lr := &controllers.LinkReconciler{Client: c, Now: time.Now}
+	links, err := fieldindex.NewLinks(ctx, mgr.GetCache())
+	g.Expect(err).NotTo(HaveOccurred())
+	lr := &controllers.LinkReconciler{Client: c, Links: links, Now: time.Now}
 	dr := &controllers.DomainReconciler{Client: c, Verifier: verifier, Now: time.Now,
 		Schedule: controllers.Schedule{Recheck: time.Hour, Backoff: time.Hour, BackoffMax: time.Hour}}
 	for range 3 {

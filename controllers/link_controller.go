@@ -27,6 +27,9 @@ const conflictRetry = 200 * time.Millisecond
 type LinkReconciler struct {
 	client.Client
 	Recorder events.EventRecorder
+	// Links finds a link's key peers and a hostname's Links in the cache's
+	// indexes.
+	Links *fieldindex.Links
 	// Now is the clock; tests may stop it.
 	Now func() time.Time
 
@@ -77,7 +80,7 @@ type linkInputs struct {
 	// domains are the Domains of every namespace with the link's hostname.
 	domains []kurzv1alpha1.Domain
 	// peers are the Links of the namespace with the link's domain and key,
-	// shallow copies of the cache's (fieldindex.KeyPeers): read only.
+	// shallow copies of the cache's (fieldindex.Links.KeyPeers): read only.
 	peers []kurzv1alpha1.Link
 }
 
@@ -87,7 +90,7 @@ func (r *LinkReconciler) lookup(ctx context.Context, link *kurzv1alpha1.Link) (l
 	if err := r.List(ctx, &domains, client.MatchingFields{fieldindex.Domain: string(link.Spec.Domain)}); err != nil {
 		return linkInputs{}, fmt.Errorf("list Domains of %s: %w", link.Spec.Domain, err)
 	}
-	peers, err := fieldindex.KeyPeers(ctx, r, link.Namespace, string(link.Spec.Domain), link.Spec.Key)
+	peers, err := r.Links.KeyPeers(link.Namespace, string(link.Spec.Domain), link.Spec.Key)
 	if err != nil {
 		return linkInputs{}, err
 	}

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -23,7 +24,7 @@ func (r *LinkReconciler) linksSharingKey(ctx context.Context, o client.Object) [
 	if !ok {
 		return nil
 	}
-	peers, err := fieldindex.KeyPeers(ctx, r, l.Namespace, string(l.Spec.Domain), l.Spec.Key)
+	peers, err := r.Links.KeyPeers(l.Namespace, string(l.Spec.Domain), l.Spec.Key)
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "list Links sharing a key")
 		return nil
@@ -82,14 +83,14 @@ func (r *LinkReconciler) linksOfDomain(ctx context.Context, o client.Object) []r
 			continue
 		}
 		seen[ns] = true
-		var links kurzv1alpha1.LinkList
-		if err := r.List(ctx, &links, client.InNamespace(ns), client.MatchingFields{fieldindex.Domain: hostname},
-			client.UnsafeDisableDeepCopy); err != nil {
+		names, err := r.Links.OnDomain(ns, hostname)
+		if err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "list Links of a Domain", "domain", hostname, "namespace", ns)
 			continue
 		}
-		for i := range links.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: links.Items[i].Name}})
+		reqs = slices.Grow(reqs, len(names))
+		for _, name := range names {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
 		}
 	}
 	return reqs

@@ -13,6 +13,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/claims"
+	"github.com/kurz-dev/kurz/internal/fieldindex"
 )
 
 // TestDomainEventsEnqueueOnlyAffectedLinks: a tenant churning a Domain that
@@ -51,7 +52,9 @@ func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
 		}
 		return out
 	}
-	r := &controllers.LinkReconciler{Client: mgr.GetClient()}
+	links, err := fieldindex.NewLinks(ctx, mgr.GetCache())
+	g.Expect(err).NotTo(HaveOccurred())
+	r := &controllers.LinkReconciler{Client: mgr.GetClient(), Links: links}
 	// The first event of a hostname reconciles its owner's Links once.
 	g.Expect(names(r.LinksOfDomain(ctx, squat))).To(ConsistOf(nsB+"/x", nsV+"/a", nsV+"/b"))
 	// Then the squatter's churn touches its own Links only.

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kurz-dev/kurz/internal/dns"
+	"github.com/kurz-dev/kurz/internal/fieldindex"
 )
 
 // Leader election: the controllers run on the elected replica only. Either
@@ -75,9 +76,14 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return err
 	}
+	cached, err := fieldindex.NewLinks(context.Background(), mgr.GetCache())
+	if err != nil {
+		return err
+	}
 	links := &LinkReconciler{
 		Client:   statuses,
 		Recorder: mgr.GetEventRecorder("kurz.dev/link-controller"),
+		Links:    cached,
 		Now:      time.Now,
 	}
 	if err := links.SetupWithManager(mgr, o.LinkWorkers); err != nil {

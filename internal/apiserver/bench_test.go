@@ -133,7 +133,11 @@ func newBenchServer() (http.Handler, []string, error) {
 	o := DefaultOptions()
 	o.AuthCacheTTL = time.Hour
 	o.RateLimit = 0
-	s := newServer(cl, cl, o)
+	cachedLinks, err := fieldindex.NewLinks(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := newServer(cl, cl, cachedLinks, o)
 	for _, obj := range []client.Object{&kurzv1alpha1.Link{}, &kurzv1alpha1.Domain{}, &corev1.Namespace{}} {
 		inf, err := c.GetInformer(ctx, obj)
 		if err != nil {

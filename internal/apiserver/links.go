@@ -11,7 +11,6 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/claims"
-	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/timestamps"
 )
 
@@ -130,7 +129,7 @@ func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, s
 // It reads through the domain+key index, without copies: only the Links
 // with this very key, however many links the domain holds.
 func (s *server) keyTaken(ctx context.Context, workspace, domain, key string) (bool, error) {
-	links, err := fieldindex.KeyPeers(ctx, s.client, workspace, domain, key)
+	links, err := s.cachedLinks.KeyPeers(workspace, domain, key)
 	if err != nil {
 		return false, err
 	}

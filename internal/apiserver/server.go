@@ -12,6 +12,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/qr"
 )
 
@@ -34,6 +35,9 @@ type server struct {
 	client client.Client
 	// live reads from kube-apiserver, for re-reads after a write conflict.
 	live client.Reader
+	// cachedLinks finds the Links holding a domain and key in the cache's
+	// index.
+	cachedLinks *fieldindex.Links
 
 	links   *resource[*kurzv1alpha1.Link, linkView]
 	domains *resource[*kurzv1alpha1.Domain, domainView]
@@ -47,11 +51,12 @@ type server struct {
 	now            func() time.Time
 }
 
-func newServer(c client.Client, live client.Reader, o Options) *server {
+func newServer(c client.Client, live client.Reader, cachedLinks *fieldindex.Links, o Options) *server {
 	return &server{
 		opts:           o,
 		client:         c,
 		live:           live,
+		cachedLinks:    cachedLinks,
 		links:          linkResource(),
 		domains:        domainResource(),
 		auth:           newAuthenticator(c, o.TokenAudiences, o.AuthCacheTTL),

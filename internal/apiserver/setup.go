@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/fieldindex"
 )
 
 // The API server reviews tokens and access for every caller, reads and
@@ -25,12 +26,15 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	s := newServer(mgr.GetClient(), mgr.GetAPIReader(), o)
-
 	// Creating the informers now (the cache is not started yet, so this does
 	// not block) makes the manager wait for them to sync before it starts
 	// the server, so the first request already sees every object.
 	ctx := context.Background()
+	cachedLinks, err := fieldindex.NewLinks(ctx, mgr.GetCache())
+	if err != nil {
+		return fmt.Errorf("api server: %w", err)
+	}
+	s := newServer(mgr.GetClient(), mgr.GetAPIReader(), cachedLinks, o)
 	linkInformer, err := mgr.GetCache().GetInformer(ctx, &kurzv1alpha1.Link{})
 	if err != nil {
 		return fmt.Errorf("api server: Link informer: %w", err)

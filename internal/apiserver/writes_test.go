@@ -41,7 +41,7 @@ func TestWritesDecideNotFoundByLiveRead(t *testing.T) {
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "writes-"}}
 	g.Expect(k8s.Create(ctx, ns)).To(Succeed())
-	s := newServer(k8s, k8s, DefaultOptions())
+	s := newServer(k8s, k8s, nil, DefaultOptions())
 
 	t.Run("replaced object", func(t *testing.T) {
 		g := NewWithT(t)

@@ -116,35 +116,67 @@ func TestSetupOnACacheIndexesUniqueValuesPerNamespaceOnly(t *testing.T) {
 	g.Expect(f(link)).To(Equal([]string{"team-a/go.example/35c1"}))
 }
 
-// bucketReader answers a DomainKey list with every Link it holds, as the
-// index does for keys that share a bucket.
-type bucketReader struct {
-	client.Reader
-	links []kurzv1alpha1.Link
+// indexedInformer is a Link informer whose store is a client-go indexer:
+// Setup adds its indexes there, as on the manager's cache.
+type indexedInformer struct {
+	cache.Informer
+	store toolscache.Indexer
 }
 
-func (r bucketReader) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
-	list.(*kurzv1alpha1.LinkList).Items = append([]kurzv1alpha1.Link(nil), r.links...)
-	return nil
+func (i indexedInformer) AddIndexers(ix toolscache.Indexers) error { return i.store.AddIndexers(ix) }
+func (i indexedInformer) GetIndexer() toolscache.Indexer           { return i.store }
+
+// indexedCache hands out one indexedInformer (the test stores Links only).
+type indexedCache struct {
+	recorder
+	informer indexedInformer
 }
 
-func TestKeyPeersKeepsOnlyTheVeryKey(t *testing.T) {
+func (c indexedCache) GetInformer(context.Context, client.Object, ...cache.InformerGetOption) (cache.Informer, error) {
+	return c.informer, nil
+}
+
+// TestLinksReadsTheIndexes: KeyPeers keeps the Links with the very key of
+// its bucket, OnDomain the Links of the namespace on the domain.
+func TestLinksReadsTheIndexes(t *testing.T) {
 	g := NewWithT(t)
-	// k569 and k1144 share a bucket; the other domain shares the key.
+	ctx := context.Background()
+	// k569 and k1144 share a bucket; the other domain and namespace share the key.
 	g.Expect(fieldindex.DomainKeyOf("go.example", "k569")).To(Equal(fieldindex.DomainKeyOf("go.example", "k1144")))
-	link := func(name, domain, key string) kurzv1alpha1.Link {
-		return kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a"},
-			Spec: kurzv1alpha1.LinkSpec{Domain: kurzv1alpha1.Hostname(domain), Key: key}}
-	}
-	r := bucketReader{links: []kurzv1alpha1.Link{
-		link("a", "go.example", "k569"), link("b", "go.example", "k1144"),
-		link("c", "other.example", "k569"), link("d", "go.example", "k569"),
+	c := indexedCache{recorder: recorder{}, informer: indexedInformer{
+		store: toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{}),
 	}}
-	peers, err := fieldindex.KeyPeers(context.Background(), r, "team-a", "go.example", "k569")
+	g.Expect(fieldindex.Setup(ctx, c)).To(Succeed())
+	for _, l := range []struct{ ns, name, domain, key string }{
+		{"team-a", "a", "go.example", "k569"}, {"team-a", "b", "go.example", "k1144"},
+		{"team-a", "c", "other.example", "k569"}, {"team-a", "d", "go.example", "k569"},
+		{"team-b", "e", "go.example", "k569"},
+	} {
+		g.Expect(c.informer.store.Add(&kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Name: l.name, Namespace: l.ns},
+			Spec: kurzv1alpha1.LinkSpec{Domain: kurzv1alpha1.Hostname(l.domain), Key: l.key}})).To(Succeed())
+	}
+	links, err := fieldindex.NewLinks(ctx, c)
+	g.Expect(err).NotTo(HaveOccurred())
+	peers, err := links.KeyPeers("team-a", "go.example", "k569")
 	g.Expect(err).NotTo(HaveOccurred())
 	names := []string{}
-	for _, p := range peers {
-		names = append(names, p.Name)
+	for _, l := range peers {
+		names = append(names, l.Name)
 	}
-	g.Expect(names).To(Equal([]string{"a", "d"}))
+	g.Expect(names).To(ConsistOf("a", "d"))
+	none, err := links.KeyPeers("team-c", "go.example", "k569")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(none).To(BeEmpty())
+
+	g.Expect(links.OnDomain("team-a", "go.example")).To(ConsistOf("a", "b", "d"))
+	g.Expect(links.OnDomain("team-b", "go.example")).To(ConsistOf("e"))
+	g.Expect(links.OnDomain("team-b", "other.example")).To(BeEmpty())
+}
+
+// A cache whose informers have no indexer (not client-go's) is refused
+// when the reconciler is built, not at the first lookup.
+func TestNewLinksNeedsAnIndexer(t *testing.T) {
+	g := NewWithT(t)
+	_, err := fieldindex.NewLinks(context.Background(), informers{recorder: recorder{}, added: map[string]toolscache.Indexers{}})
+	g.Expect(err).To(MatchError(ContainSubstring("has no indexer")))
 }

@@ -229,8 +229,8 @@ func (r *results) print(w *os.File) {
 			p(fmt.Sprintf("kurz RSS, idle %s after the settle", secs(f.idle)), mib(f.idleRSS)+perLink(f.idleRSS))
 		}
 	}
-	r.settleCost.print(p, r.n)
-	p("kurz peak RSS, first start", mib(f.peakRSS))
+	r.settleCost.print(p, r.n-f.unsettled)
+	p("kurz peak RSS, first start", mib(f.peakRSS)+perLink(f.peakRSS))
 	p("kube-apiserver RSS", mib(f.apiServerRSS))
 	p("etcd RSS", mib(f.etcdRSS))
 	for _, a := range r.api {

@@ -76,7 +76,8 @@ func (s *settleCost) finish(ctx context.Context) {
 	s.writes = w
 }
 
-// print writes the table rows, per Link where that reads better.
+// print writes the table rows, per Link where that reads better: n is the
+// Links reconciled (all of them, or those done when -settle-timeout ran out).
 func (s *settleCost) print(p func(k, v string), n int) {
 	if s == nil || s.cpu == nil {
 		return
@@ -87,7 +88,7 @@ func (s *settleCost) print(p func(k, v string), n int) {
 		total += s.cpu[name]
 		parts = append(parts, fmt.Sprintf("%s %.0f", name, s.cpu[name]))
 	}
-	p("CPU-s while settling", fmt.Sprintf("%.0f (%s); %.2f ms per link", total, strings.Join(parts, ", "), total/float64(n)*1000))
+	p("CPU-s while settling", fmt.Sprintf("%.0f (%s); %.2f ms per reconciled link", total, strings.Join(parts, ", "), total/float64(n)*1000))
 	var reqs []string
 	for k, v := range s.writes {
 		if v > 0 {

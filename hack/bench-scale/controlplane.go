@@ -13,6 +13,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -143,6 +144,20 @@ func measureControlPlane(ctx context.Context, c config, env *devenv.Env, w io.Wr
 	add("watch cache for Links", "%s", map[bool]string{true: "on", false: "off"}[c.watchCache])
 	add("kube-apiserver / etcd RSS after the start", "%s / %s (load %s)", mib(apiStart), mib(etcdStart), loadStart)
 
+	if c.watchCache {
+		// Until kube-apiserver has filled its watch cache for Links from
+		// etcd, the requests the cache serves answer 429 ("storage is
+		// (re)initializing"): how long the fill takes is what a restart
+		// of kube-apiserver costs.
+		start := time.Now()
+		if err := awaitWatchCache(ctx, cl, c); err != nil {
+			add("watch cache for Links filled", "not within %s (load %s): %v", c.serveTimeout, uptime(), err)
+		} else {
+			add("watch cache for Links filled", "%s (load %s)", secs(time.Since(start)), uptime())
+		}
+		api, etcd := s.now()
+		add("kube-apiserver / etcd RSS with the watch cache filled", "%s / %s", mib(api), mib(etcd))
+	}
 	last := benchLink(c.n-1, false)
 	for _, t := range []struct {
 		name string
@@ -202,4 +217,16 @@ func measureControlPlane(ctx context.Context, c config, env *devenv.Env, w io.Wr
 		fmt.Fprintf(w, "| %s | %s |\n", r.k, r.v)
 	}
 	return nil
+}
+
+// awaitWatchCache polls a field-selected list, which only the watch cache
+// answers while it fills, until it answers, for at most -serve-timeout.
+func awaitWatchCache(ctx context.Context, cl client.Client, c config) error {
+	return wait.PollUntilContextTimeout(ctx, 5*time.Second, c.serveTimeout, true, func(ctx context.Context) (bool, error) {
+		err := selectLast(ctx, cl, c.n)
+		if apierrors.IsTooManyRequests(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
 }

@@ -23,6 +23,7 @@ type startFigures struct {
 	loadAtServed   string
 	settled        time.Duration // every Link reconciled (first start only)
 	settledRSS     int64
+	settlePeakRSS  int64 // VmHWM when settled (or at the timeout): the start and the settle
 	settledAt      time.Time
 	idle           time.Duration
 	idleRSS        int64 // RSS idle after settledAt
@@ -231,6 +232,7 @@ func (r *results) print(w *os.File) {
 	}
 	r.settleCost.print(p, r.n-f.unsettled)
 	p("kurz peak RSS, first start", mib(f.peakRSS)+perLink(f.peakRSS))
+	p("kurz peak RSS, first start and settle", mib(f.settlePeakRSS)+perLink(f.settlePeakRSS))
 	p("kube-apiserver RSS", mib(f.apiServerRSS))
 	p("etcd RSS", mib(f.etcdRSS))
 	for _, a := range r.api {

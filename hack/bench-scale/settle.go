@@ -132,7 +132,7 @@ func (w *watcher) waitSettled(ctx context.Context, c config, m *managerProc, r *
 			w.mu.Lock()
 			r.first.settled, r.first.settledReadyOK = w.doneAt, w.nReady
 			w.mu.Unlock()
-			r.first.settledRSS, _ = procStatus(m.cmd.Process.Pid)
+			r.first.settledRSS, r.first.settlePeakRSS = procStatus(m.cmd.Process.Pid)
 			r.first.settledAt = time.Now()
 			r.first.loadAtSettled = uptime()
 			logf("settled after %s", r.first.settled.Round(time.Second))
@@ -150,7 +150,7 @@ func (w *watcher) waitSettled(ctx context.Context, c config, m *managerProc, r *
 			r.first.settledReadyOK, r.first.unsettled = w.nReady, w.want-w.nSettled
 			w.mu.Unlock()
 			r.first.settled = c.settle
-			r.first.settledRSS, _ = procStatus(m.cmd.Process.Pid)
+			r.first.settledRSS, r.first.settlePeakRSS = procStatus(m.cmd.Process.Pid)
 			r.first.loadAtSettled = uptime()
 			logf("not settled within %s", c.settle)
 			return nil

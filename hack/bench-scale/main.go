@@ -72,6 +72,7 @@ type config struct {
 	extraArgs        stringList
 	loader           string
 	watchCache       bool
+	apiServerGOGC    int
 	etcdQuota        int64
 	controlPlaneOnly bool
 	// settleProfile profiles kube-apiserver and kurz for this long,
@@ -106,6 +107,7 @@ func main() {
 	flag.StringVar(&c.loader, "loader", "auto", "How to load Links: api (creates through kube-apiserver), etcd (written into etcd as kube-apiserver stores them; see etcdload.go), auto (api up to 100 000 Links, etcd above).")
 	flag.BoolVar(&c.watchCache, "links-watch-cache", false, "Run kube-apiserver with its watch cache for Links (kurz dev's --links-watch-cache).")
 	flag.Int64Var(&c.etcdQuota, "etcd-quota-backend-bytes", 0, "etcd's quota (default: kurz dev's).")
+	flag.IntVar(&c.apiServerGOGC, "kube-apiserver-gogc", 0, "kube-apiserver's GOGC (default: kurz dev's).")
 	flag.BoolVar(&c.controlPlaneOnly, "control-plane-only", false, "After loading, measure kube-apiserver and etcd alone (RSS, Link list latency) and start no manager.")
 	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API latency figure.")
 	flag.DurationVar(&c.loadTime, "redirect-duration", 5*time.Second, "Duration of the redirect throughput run.")
@@ -164,6 +166,9 @@ func run(c config) error {
 	eo.DataDir, eo.LinksWatchCache = c.dataDir, c.watchCache
 	if c.etcdQuota != 0 { // 0: kurz dev's
 		eo.EtcdQuotaBytes = c.etcdQuota
+	}
+	if c.apiServerGOGC != 0 { // 0: kurz dev's
+		eo.KubeAPIServerGOGC = c.apiServerGOGC
 	}
 	env, err := devenv.Start(ctx, eo)
 	if err != nil {

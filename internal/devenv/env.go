@@ -35,8 +35,8 @@ type Env struct {
 	apiSrv     *child
 	cfg        *rest.Config
 	// Settings of the children, from Options.
-	linksWatchCache bool
-	etcdQuota       int64
+	apiServer apiServerSettings
+	etcdQuota int64
 }
 
 // Start locks DataDir, starts etcd and kube-apiserver, installs the CRDs and
@@ -51,7 +51,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience, gatewayAPI: o.GatewayAPI,
-		linksWatchCache: o.LinksWatchCache, etcdQuota: o.EtcdQuotaBytes}
+		apiServer: apiServerSettings{linksWatchCache: o.LinksWatchCache, gogc: o.KubeAPIServerGOGC}, etcdQuota: o.EtcdQuotaBytes}
 	if e.bins, err = findBinaries(); err != nil {
 		return nil, err
 	}
@@ -90,9 +90,9 @@ func (e *Env) start(ctx context.Context) error {
 	}
 	e.progress("etcd ready in %s", since(t))
 
-	e.progress("starting kube-apiserver (watch cache for Links %s)...", onOff(e.linksWatchCache))
+	e.progress("starting kube-apiserver (watch cache for Links %s, GOGC=%d)...", onOff(e.apiServer.linksWatchCache), e.apiServer.gogc)
 	t = time.Now()
-	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.bins.KubeAPIServer, p, e.etcdURL, e.linksWatchCache,
+	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.bins.KubeAPIServer, p, e.etcdURL, e.apiServer,
 		previousAPIPort(e.path("kubeconfig")), filepath.Join(logs, "kube-apiserver.log"))
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ func startEtcd(ctx context.Context, path, dataDir string, quota int64, logPath s
 			"--quota-backend-bytes=" + strconv.FormatInt(quota, 10),
 			"--log-level=warn",
 		}
-		c, err := startChild("etcd", path, args, logPath)
+		c, err := startChild("etcd", path, args, nil, logPath)
 		if err != nil {
 			return nil, "", err
 		}

@@ -31,6 +31,8 @@ type Options struct {
 	// than the rest of the control plane (README, "How it scales"), and
 	// kurz reads Links from its own informers anyway.
 	LinksWatchCache bool `flag:"links-watch-cache" usage:"Keep kube-apiserver's watch cache for Links (off: lists and watches of Links go to etcd, which costs far less memory at hundreds of thousands of Links)."`
+	// KubeAPIServerGOGC is kube-apiserver's GOGC (DefaultKubeAPIServerGOGC).
+	KubeAPIServerGOGC int `flag:"kube-apiserver-gogc" usage:"GOGC of kube-apiserver: how far its heap grows between collections, in percent of what is live (Go's default is 100; more settles bulk imports faster for more memory)."`
 	// EtcdQuotaBytes is etcd's --quota-backend-bytes.
 	EtcdQuotaBytes int64 `flag:"etcd-quota-backend-bytes" usage:"etcd's storage quota in bytes (--quota-backend-bytes); a million Links take 1.94 GiB before the controllers write their status, more until kube-apiserver compacts old revisions."`
 }
@@ -38,7 +40,8 @@ type Options struct {
 // DefaultOptions returns the defaults: DefaultDataDir, no progress lines,
 // the API's default token audience.
 func DefaultOptions() Options {
-	return Options{DataDir: DefaultDataDir, Out: io.Discard, TokenAudience: apiserver.DefaultTokenAudience, EtcdQuotaBytes: DefaultEtcdQuotaBytes}
+	return Options{DataDir: DefaultDataDir, Out: io.Discard, TokenAudience: apiserver.DefaultTokenAudience,
+		KubeAPIServerGOGC: DefaultKubeAPIServerGOGC, EtcdQuotaBytes: DefaultEtcdQuotaBytes}
 }
 
 // BindFlags registers the local control plane's flag on fs, with o's value
@@ -59,6 +62,9 @@ func (o Options) Validate() error {
 	}
 	if o.TokenAudience == "" {
 		errs = append(errs, errors.New("devenv: TokenAudience must not be empty (the first of --api-token-audiences)"))
+	}
+	if o.KubeAPIServerGOGC <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-apiserver-gogc must be positive, not %d", o.KubeAPIServerGOGC))
 	}
 	if o.EtcdQuotaBytes <= 0 {
 		errs = append(errs, fmt.Errorf("--etcd-quota-backend-bytes must be positive, not %d", o.EtcdQuotaBytes))

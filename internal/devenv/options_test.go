@@ -14,6 +14,8 @@ func TestOptionsValidate(t *testing.T) {
 		{Name: "no data dir", Edit: func(o *Options) { o.DataDir = "" }, Error: "data-dir"},
 		{Name: "no progress writer", Edit: func(o *Options) { o.Out = nil }, Error: "Out"},
 		{Name: "no token audience", Edit: func(o *Options) { o.TokenAudience = "" }, Error: "TokenAudience"},
+		{Name: "kube-apiserver GOGC off", Edit: func(o *Options) { o.KubeAPIServerGOGC = 0 }, Error: "kube-apiserver-gogc"},
+		{Name: "no etcd quota", Edit: func(o *Options) { o.EtcdQuotaBytes = -1 }, Error: "etcd-quota-backend-bytes"},
 	})
 }
 
@@ -24,4 +26,7 @@ func TestOptionsFlags(t *testing.T) {
 	g.Expect(o.DataDir).To(Equal(DefaultDataDir))
 	g.Expect(optionstest.Parse(&o, "--data-dir", "/x")).To(Succeed())
 	g.Expect(o.DataDir).To(Equal("/x"))
+	g.Expect(o.KubeAPIServerGOGC).To(Equal(DefaultKubeAPIServerGOGC))
+	g.Expect(optionstest.Parse(&o, "--kube-apiserver-gogc", "150")).To(Succeed())
+	g.Expect(o.KubeAPIServerGOGC).To(Equal(150))
 }

@@ -19,13 +19,17 @@ type child struct {
 	waitErr error         // exit status; read only after done is closed
 }
 
-// startChild starts path with args, its output going to logPath (truncated).
-func startChild(name, path string, args []string, logPath string) (*child, error) {
+// startChild starts path with args and kurz dev's environment plus env
+// (later entries win), its output going to logPath (truncated).
+func startChild(name, path string, args, env []string, logPath string) (*child, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open %s log: %w", name, err)
 	}
 	cmd := exec.Command(path, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = childSysProcAttr()
 	c := &child{name: name, logPath: logPath, cmd: cmd, done: make(chan struct{})}

@@ -16,16 +16,20 @@ import (
 )
 
 // TestControlPlaneSettings: kube-apiserver keeps no watch cache for Links
-// unless asked to, and etcd gets the quota asked for (8 GiB by default).
+// unless asked to and runs with the GOGC asked for (200 by default), and
+// etcd gets the quota asked for (8 GiB by default).
 func TestControlPlaneSettings(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		tune       func(*devenv.Options)
 		watchCache bool
+		gogc       string
 		quota      string
 	}{
-		{name: "defaults", quota: "8.589934592e+09"},
-		{name: "watch cache and quota asked for", tune: func(o *devenv.Options) { o.LinksWatchCache, o.EtcdQuotaBytes = true, 3<<30 }, watchCache: true, quota: "3.221225472e+09"},
+		{name: "defaults", gogc: "200", quota: "8.589934592e+09"},
+		{name: "watch cache, GOGC and quota asked for", tune: func(o *devenv.Options) {
+			o.LinksWatchCache, o.KubeAPIServerGOGC, o.EtcdQuotaBytes = true, 100, 3<<30
+		}, watchCache: true, gogc: "100", quota: "3.221225472e+09"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -53,6 +57,7 @@ func TestControlPlaneSettings(t *testing.T) {
 			} else {
 				g.Expect(cacheLines).To(BeEmpty())
 			}
+			g.Expect(metricLines(strings.NewReader(string(body)), "go_gc_gogc_percent ", "")).To(ConsistOf("go_gc_gogc_percent " + tt.gogc))
 
 			resp, err := http.Get(env.EtcdURL() + "/metrics")
 			g.Expect(err).NotTo(HaveOccurred())

@@ -13,7 +13,7 @@ func TestWatchReportsAControlPlaneProcessThatDies(t *testing.T) {
 	g := NewWithT(t)
 	dir := t.TempDir()
 	sleeper := func(name string) *child {
-		c, err := startChild(name, "/bin/sleep", []string{"600"}, filepath.Join(dir, name+".log"))
+		c, err := startChild(name, "/bin/sleep", []string{"600"}, nil, filepath.Join(dir, name+".log"))
 		g.Expect(err).NotTo(HaveOccurred())
 		t.Cleanup(func() { _ = c.stop(time.Second) })
 		return c

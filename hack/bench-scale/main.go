@@ -27,7 +27,8 @@
 // field-select them before anything is measured.
 //
 // The control plane runs as `kurz dev` runs it: no watch cache for Links
-// unless -links-watch-cache, etcd's quota from -etcd-quota-backend-bytes.
+// unless -links-watch-cache, kube-apiserver's GOGC from
+// -kube-apiserver-gogc, etcd's quota from -etcd-quota-backend-bytes.
 // -control-plane-only measures kube-apiserver and etcd alone (RSS, etcd's
 // database size, latency of an informer sync, counts, pages, gets and
 // field-selected lists) and starts no manager. Run with the watch cache on

@@ -107,7 +107,7 @@ func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, s
 	// key or domain cannot match self, so self needs no exclusion below.)
 	keepsKey := self != nil && string(self.Spec.Domain) == in.domain && self.Spec.Key == in.key
 	if !keepsKey {
-		taken, err := s.keyTaken(ctx, c.workspace, in.domain, in.key)
+		taken, err := s.keyTaken(c.workspace, in.domain, in.key)
 		if err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, s
 // keyTaken reports whether a live Link of the workspace holds domain+key.
 // It reads through the domain+key index, without copies: only the Links
 // with this very key, however many links the domain holds.
-func (s *server) keyTaken(ctx context.Context, workspace, domain, key string) (bool, error) {
+func (s *server) keyTaken(workspace, domain, key string) (bool, error) {
 	links, err := s.cachedLinks.KeyPeers(workspace, domain, key)
 	if err != nil {
 		return false, err

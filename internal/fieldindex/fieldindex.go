@@ -57,7 +57,7 @@ type Links struct{ index toolscache.Indexer }
 func NewLinks(ctx context.Context, c informerSource) (*Links, error) {
 	inf, err := c.GetInformer(ctx, &kurzv1alpha1.Link{}, cache.BlockUntilSynced(false))
 	if err != nil {
-		return nil, fmt.Errorf("Link informer: %w", err)
+		return nil, fmt.Errorf("the Link informer: %w", err)
 	}
 	ii, ok := inf.(interface{ GetIndexer() toolscache.Indexer })
 	if !ok {

@@ -33,6 +33,10 @@
 // database size, latency of an informer sync, counts, pages, gets and
 // field-selected lists) and starts no manager. Run with the watch cache on
 // at a million Links inside a memory cgroup: it may outgrow the machine.
+// -status-floor starts no manager either: bench-scale writes every Link's
+// status once itself, as the Link controller's first pass does, with two
+// informers watching (floor.go), and reports the time and the CPU per Link:
+// the control plane's floor under any settle on the machine.
 //
 // Timeouts scale with N: -serve-timeout 10 and -settle-timeout 20 minutes
 // per 100 000 Links unless given.
@@ -76,6 +80,8 @@ type config struct {
 	apiServerGOGC    int
 	etcdQuota        int64
 	controlPlaneOnly bool
+	statusFloor      bool
+	floorWorkers     int
 	// settleProfile profiles kube-apiserver and kurz for this long,
 	// settleProfileAt after the manager's start (0: no profile).
 	settleProfile, settleProfileAt time.Duration
@@ -110,6 +116,8 @@ func main() {
 	flag.Int64Var(&c.etcdQuota, "etcd-quota-backend-bytes", 0, "etcd's quota (default: kurz dev's).")
 	flag.IntVar(&c.apiServerGOGC, "kube-apiserver-gogc", 0, "kube-apiserver's GOGC (default: kurz dev's).")
 	flag.BoolVar(&c.controlPlaneOnly, "control-plane-only", false, "After loading, measure kube-apiserver and etcd alone (RSS, Link list latency) and start no manager.")
+	flag.BoolVar(&c.statusFloor, "status-floor", false, "After loading, start no manager: write every Link's status once from bench-scale itself (the Link controller's first patch, no client rate limit) with two informers watching, and report the time and CPU per Link, the control plane's floor under any settle. Needs unreconciled Links (a copy of a -load-only directory).")
+	flag.IntVar(&c.floorWorkers, "floor-workers", 16, "Concurrent status writes of -status-floor (kurz manager's --link-workers is 16).")
 	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API latency figure.")
 	flag.DurationVar(&c.loadTime, "redirect-duration", 5*time.Second, "Duration of the redirect throughput run.")
 	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
@@ -189,6 +197,9 @@ func run(c config) error {
 	}
 	if c.controlPlaneOnly {
 		return measureControlPlane(ctx, c, env, os.Stdout)
+	}
+	if c.statusFloor {
+		return statusFloor(ctx, c, env, os.Stdout)
 	}
 	if err := measure(ctx, c, env, r); err != nil {
 		r.print(os.Stdout)

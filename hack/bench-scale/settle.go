@@ -115,7 +115,8 @@ func (w *watcher) update(o any, gone bool) {
 	}
 }
 
-// waitSettled waits until every Link is reconciled.
+// waitSettled waits until every Link is reconciled; m is nil when no
+// manager runs (-status-floor).
 func (w *watcher) waitSettled(ctx context.Context, c config, m *managerProc, r *results) error {
 	w.mu.Lock()
 	if w.doneAt == 0 && w.nSettled >= w.want { // settled before the clock started
@@ -132,7 +133,9 @@ func (w *watcher) waitSettled(ctx context.Context, c config, m *managerProc, r *
 			w.mu.Lock()
 			r.first.settled, r.first.settledReadyOK = w.doneAt, w.nReady
 			w.mu.Unlock()
-			r.first.settledRSS, r.first.settlePeakRSS = procStatus(m.cmd.Process.Pid)
+			if m != nil {
+				r.first.settledRSS, r.first.settlePeakRSS = procStatus(m.cmd.Process.Pid)
+			}
 			r.first.settledAt = time.Now()
 			r.first.loadAtSettled = uptime()
 			logf("settled after %s", r.first.settled.Round(time.Second))
@@ -141,7 +144,7 @@ func (w *watcher) waitSettled(ctx context.Context, c config, m *managerProc, r *
 			w.mu.Lock()
 			logf("%d of %d Links reconciled (%d Ready)", w.nSettled, c.n, w.nReady)
 			w.mu.Unlock()
-			if m.exited() {
+			if m != nil && m.exited() {
 				return errors.New("kurz manager exited; see its log")
 			}
 		case <-deadline:
@@ -150,7 +153,9 @@ func (w *watcher) waitSettled(ctx context.Context, c config, m *managerProc, r *
 			r.first.settledReadyOK, r.first.unsettled = w.nReady, w.want-w.nSettled
 			w.mu.Unlock()
 			r.first.settled = c.settle
-			r.first.settledRSS, r.first.settlePeakRSS = procStatus(m.cmd.Process.Pid)
+			if m != nil {
+				r.first.settledRSS, r.first.settlePeakRSS = procStatus(m.cmd.Process.Pid)
+			}
 			r.first.loadAtSettled = uptime()
 			logf("not settled within %s", c.settle)
 			return nil

@@ -64,7 +64,9 @@ func (s *settleCost) finish(ctx context.Context) {
 	for k, v := range s.cpu0 {
 		s.cpu[k] -= v
 	}
-	s.reconciles = linkReconciles(ctx, s.metrics)
+	if s.metrics != "" { // empty with no manager (-status-floor)
+		s.reconciles = linkReconciles(ctx, s.metrics)
+	}
 	w, err := linkRequests(ctx, s.cfg)
 	if err != nil {
 		logf("kube-apiserver metrics: %v", err)
@@ -85,6 +87,9 @@ func (s *settleCost) print(p func(k, v string), n int) {
 	total := 0.0
 	var parts []string
 	for _, name := range []string{"kube-apiserver", "etcd", "kurz", "bench-scale"} {
+		if _, ok := s.pids[name]; !ok {
+			continue
+		}
 		total += s.cpu[name]
 		parts = append(parts, fmt.Sprintf("%s %.0f", name, s.cpu[name]))
 	}

@@ -191,11 +191,20 @@ func measureControlPlane(ctx context.Context, c config, env *devenv.Env, w io.Wr
 			add(t.name+" p50 / p99", "%.1f / %.1f ms of %d (load %s)", ms(p50), ms(p99), t.n, uptime())
 		}
 	}
+	// The floor under a start: the same stream read and thrown away.
+	sctx, cancel := context.WithTimeout(ctx, c.serveTimeout)
+	d, n, err := rawWatchList(sctx, env.Config())
+	cancel()
+	if err != nil {
+		add("watch-list of every Link read and discarded (the floor under a start)", "failed (load %s): %v", uptime(), err)
+	} else {
+		add("watch-list of every Link read and discarded (the floor under a start)", "%s, %d MiB (load %s)", secs(d), n>>20, uptime())
+	}
 	// What a replica's start costs the control plane: an informer's
 	// initial sync (watch-list, from the watch cache where it is on, else
 	// from etcd), last and bounded by -serve-timeout: at a million Links
 	// on a busy machine it may never finish.
-	sctx, cancel := context.WithTimeout(ctx, c.serveTimeout)
+	sctx, cancel = context.WithTimeout(ctx, c.serveTimeout)
 	start := time.Now()
 	wt, err := startWatcher(sctx, c, env)
 	cancel()

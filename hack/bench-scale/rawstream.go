@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// initialEventsEnd is what ends a watch-list's initial events: a BOOKMARK
+// carrying this annotation (KEP-3157).
+var initialEventsEnd = []byte(`"k8s.io/initial-events-end":"true"`)
+
+// rawWatchList reads the watch-list stream of every Link a replica's start
+// reads (sendInitialEvents, as client-go's reflector asks) and discards it,
+// decoding nothing: how long kube-apiserver takes to send the Links with a
+// consumer that costs nothing, the floor under any replica's start. It
+// returns the time to the end-of-initial-events bookmark and the bytes read.
+func rawWatchList(ctx context.Context, cfg *rest.Config) (time.Duration, int64, error) {
+	tr, err := rest.TransportFor(cfg)
+	if err != nil {
+		return 0, 0, err
+	}
+	url := cfg.Host + "/apis/kurz.dev/v1alpha1/links?watch=true&sendInitialEvents=true" +
+		"&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept-Encoding", "identity") // kurz's informer asks for no gzip either
+	start := time.Now()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+		return 0, 0, fmt.Errorf("watch-list: %s: %s", resp.Status, b)
+	}
+	buf := make([]byte, 1<<20)
+	var n int64
+	// carry holds the tail of the last read, so a marker split across two
+	// reads is still found.
+	var carry []byte
+	for {
+		k, err := resp.Body.Read(buf)
+		n += int64(k)
+		if k > 0 {
+			chunk := append(carry, buf[:k]...)
+			if bytes.Contains(chunk, initialEventsEnd) {
+				return time.Since(start), n, nil
+			}
+			carry = append(carry[:0], chunk[max(0, len(chunk)-len(initialEventsEnd)):]...)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = errors.New("the stream ended before its initial events did")
+			}
+			return 0, n, err
+		}
+	}
+}

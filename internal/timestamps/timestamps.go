@@ -11,16 +11,17 @@ import (
 // Format is how the API prints created_at and updated_at.
 const Format = "2006-01-02T15:04:05.000000Z"
 
-// StampLink records now as the link's creation time (once) and as its update
+// StampLink records the link's creation time (once: now, or its
+// creationTimestamp if now is late, see createdAt) and now as its update
 // time when its generation is newer than the last stamped one. It reports
 // whether status changed.
 func StampLink(l *kurzv1alpha1.Link, now time.Time) bool {
-	return stamp(l.Generation, &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
+	return stamp(l.Generation, l.CreationTimestamp, &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
 }
 
 // StampDomain is StampLink for Domains.
 func StampDomain(d *kurzv1alpha1.Domain, now time.Time) bool {
-	return stamp(d.Generation, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
+	return stamp(d.Generation, d.CreationTimestamp, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
 }
 
 // TouchLink is StampLink for an update through the API: it refreshes the
@@ -28,25 +29,30 @@ func StampDomain(d *kurzv1alpha1.Domain, now time.Time) bool {
 // did not move), because the contract promises updated_at refreshed by every
 // update. It always reports a change.
 func TouchLink(l *kurzv1alpha1.Link, now time.Time) bool {
-	return touch(l.Generation, &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
+	return touch(l.Generation, l.CreationTimestamp, &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
 }
 
 // TouchDomain is TouchLink for Domains.
 func TouchDomain(d *kurzv1alpha1.Domain, now time.Time) bool {
-	return touch(d.Generation, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
+	return touch(d.Generation, d.CreationTimestamp, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
 }
 
-func touch(generation int64, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
+func touch(generation int64, creation metav1.Time, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
 	*updated = nil
-	stamp(generation, created, updated, updatedGen, now)
+	stamp(generation, creation, created, updated, updatedGen, now)
 	return true
 }
 
-func stamp(generation int64, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
+func stamp(generation int64, creation metav1.Time, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
 	t := metav1.NewMicroTime(now.UTC().Truncate(time.Microsecond))
 	changed := false
 	if *created == nil {
-		*created = &t
+		c := metav1.NewMicroTime(createdAt(creation, now))
+		*created = &c
+		if generation <= 1 && *updated == nil {
+			// Not edited since its creation: updated then too.
+			t = c
+		}
 		changed = true
 	}
 	if *updatedGen < generation || *updated == nil {
@@ -55,6 +61,25 @@ func stamp(generation int64, created, updated **metav1.MicroTime, updatedGen *in
 		changed = true
 	}
 	return changed
+}
+
+// lateAfter is how long after metadata.creationTimestamp (whole seconds)
+// the first stamp may come and still be taken as the creation time.
+const lateAfter = 2 * time.Second
+
+// createdAt is the creation time an object first stamped at now gets: now,
+// to the microsecond, when the object is that new (the API server stamps
+// what it creates at once), else metadata.creationTimestamp, exact to the
+// second. A controller that reaches a Link late (a bulk import of 100 000
+// settles over minutes, a replica may have been down) must not date it by
+// its own arrival: lists are newest first by created_at, and would follow
+// the controllers' queue instead of the order of creation.
+func createdAt(creation metav1.Time, now time.Time) time.Time {
+	now = now.UTC().Truncate(time.Microsecond)
+	if creation.IsZero() || now.Sub(creation.Time) < lateAfter {
+		return now
+	}
+	return creation.UTC()
 }
 
 // Print formats a stamp for the API; a missing stamp (an object the

@@ -31,6 +31,40 @@ func TestStampLink(t *testing.T) {
 	g.Expect(l.Status.UpdatedGeneration).To(Equal(int64(2)))
 }
 
+// A link the controller reaches late (a bulk import, a replica that was
+// down) is dated by its creationTimestamp, not by the controller's arrival;
+// one reached at once keeps the microseconds of now.
+func TestStampLinkReachedLate(t *testing.T) {
+	created := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name       string
+		generation int64
+		after      time.Duration
+		want       time.Time
+	}{
+		{"at once", 1, 1500 * time.Millisecond, created.Add(1500 * time.Millisecond)},
+		{"a minute late", 1, time.Minute, created},
+		{"a day late", 1, 24 * time.Hour, created},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := NewWithT(t)
+			l := &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Generation: c.generation, CreationTimestamp: metav1.NewTime(created)}}
+			g.Expect(StampLink(l, created.Add(c.after))).To(BeTrue())
+			g.Expect(l.Status.CreatedAt.Time).To(Equal(c.want))
+			g.Expect(l.Status.UpdatedAt.Time).To(Equal(c.want), "not edited since it was created")
+		})
+	}
+
+	t.Run("edited before it was reached", func(t *testing.T) {
+		g := NewWithT(t)
+		now := created.Add(time.Hour)
+		l := &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Generation: 2, CreationTimestamp: metav1.NewTime(created)}}
+		g.Expect(StampLink(l, now)).To(BeTrue())
+		g.Expect(l.Status.CreatedAt.Time).To(Equal(created))
+		g.Expect(l.Status.UpdatedAt.Time).To(Equal(now), "the edit's time is not known better than now")
+	})
+}
+
 func TestPrint(t *testing.T) {
 	g := NewWithT(t)
 	mt := metav1.NewMicroTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC))

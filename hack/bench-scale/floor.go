@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -97,17 +96,7 @@ type floorLink struct {
 // decodes every event, as the manager's does, and keeps only what a status
 // write needs) and returns the Links it listed.
 func startStandIn(ctx context.Context, env *devenv.Env) ([]floorLink, func(), error) {
-	cfg := env.Config()
-	cfg.QPS = -1
-	ca, err := cache.New(cfg, cache.Options{
-		Scheme: scheme,
-		DefaultTransform: func(o any) (any, error) {
-			if l, ok := o.(*kurzv1alpha1.Link); ok {
-				l.ManagedFields, l.Annotations = nil, nil
-			}
-			return o, nil
-		},
-	})
+	ca, err := linkCache(env, func(*kurzv1alpha1.Link) {})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -42,20 +42,27 @@ type watcher struct {
 	cancel           context.CancelFunc
 }
 
-func startWatcher(ctx context.Context, c config, env *devenv.Env) (*watcher, error) {
+// linkCache is a cache of the tool's own, without a client-side rate
+// limit, that drops what no measurement reads of a Link (managedFields,
+// annotations, and whatever trim clears).
+func linkCache(env *devenv.Env, trim func(*kurzv1alpha1.Link)) (cache.Cache, error) {
 	cfg := env.Config()
 	cfg.QPS = -1
-	ca, err := cache.New(cfg, cache.Options{
+	return cache.New(cfg, cache.Options{
 		Scheme: scheme,
-		// Only status and generation are read: drop the rest.
 		DefaultTransform: func(o any) (any, error) {
 			if l, ok := o.(*kurzv1alpha1.Link); ok {
 				l.ManagedFields, l.Annotations = nil, nil
-				l.Spec = kurzv1alpha1.LinkSpec{}
+				trim(l)
 			}
 			return o, nil
 		},
 	})
+}
+
+func startWatcher(ctx context.Context, c config, env *devenv.Env) (*watcher, error) {
+	// Only status and generation are read: drop the spec too.
+	ca, err := linkCache(env, func(l *kurzv1alpha1.Link) { l.Spec = kurzv1alpha1.LinkSpec{} })
 	if err != nil {
 		return nil, err
 	}

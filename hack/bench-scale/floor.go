@@ -63,22 +63,19 @@ func statusFloor(ctx context.Context, c config, env *devenv.Env, out io.Writer) 
 		return err
 	}
 	cost.finish(ctx)
-	rows := [][2]string{
-		{"status writes (PATCH, one per Link)", fmt.Sprintf("%d Links with %d workers, %d failed", len(links), c.floorWorkers, failed)},
-		{"load average at the start", load},
-		{"every Link settled", fmt.Sprintf("%s (load %s; %d Ready)", secs(r.first.settled), r.first.loadAtSettled, r.first.settledReadyOK)},
-	}
+	settled := fmt.Sprintf("%s (load %s; %d Ready)", secs(r.first.settled), r.first.loadAtSettled, r.first.settledReadyOK)
 	if r.first.unsettled > 0 {
-		rows[2][1] = fmt.Sprintf("not within %s: %d unsettled", secs(c.settle), r.first.unsettled)
+		settled = fmt.Sprintf("not within %s: %d unsettled", secs(c.settle), r.first.unsettled)
 	}
 	api, _ := procStatus(apiPID)
 	etcd, _ := procStatus(etcdPID)
-	rows = append(rows, [2]string{"kube-apiserver / etcd RSS", fmt.Sprintf("%s / %s", mib(api), mib(etcd))})
+	p := func(k, v string) { fmt.Fprintf(out, "| %s | %s |\n", k, v) }
 	fmt.Fprintf(out, "\n| %d Links, the control plane's floor (no manager) | measured |\n|---|---|\n", c.n)
-	for _, row := range rows {
-		fmt.Fprintf(out, "| %s | %s |\n", row[0], row[1])
-	}
-	cost.print(func(k, v string) { fmt.Fprintf(out, "| %s | %s |\n", k, v) }, c.n-r.first.unsettled)
+	p("status writes (PATCH, one per Link)", fmt.Sprintf("%d Links with %d workers, %d failed", len(links), c.floorWorkers, failed))
+	p("load average at the start", load)
+	p("every Link settled", settled)
+	p("kube-apiserver / etcd RSS", fmt.Sprintf("%s / %s", mib(api), mib(etcd)))
+	cost.print(p, c.n-r.first.unsettled)
 	if failed > 0 {
 		return fmt.Errorf("%d status writes failed", failed)
 	}

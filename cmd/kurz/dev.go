@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -79,6 +81,26 @@ func (o *devOptions) complete() {
 	if o.manager.Redirect.ClickSpool == "" {
 		o.manager.Redirect.ClickSpool = filepath.Join(o.env.DataDir, "clicks.spool")
 	}
+	// The manager listens only once the control plane is up: etcd and
+	// kube-apiserver must not take its ports meanwhile.
+	o.env.ReservedPorts = listenerPorts(o.manager.API.BindAddress, o.manager.Redirect.BindAddress,
+		o.manager.MetricsBindAddress, o.manager.HealthProbeBindAddress, o.manager.PprofBindAddress)
+}
+
+// listenerPorts returns the fixed ports of addrs ("host:port"); "0", an
+// empty address and port 0 (any free port) have none.
+func listenerPorts(addrs ...string) []int {
+	var ports []int
+	for _, a := range addrs {
+		_, p, err := net.SplitHostPort(a)
+		if err != nil {
+			continue
+		}
+		if n, err := strconv.Atoi(p); err == nil && n > 0 {
+			ports = append(ports, n)
+		}
+	}
+	return ports
 }
 
 // Validate rejects options `kurz dev` cannot run with.

@@ -15,18 +15,22 @@ func TestParseDevFlags(t *testing.T) {
 		args                   []string
 		dataDir, api, redirect string
 		metrics, probes        string
+		reserved               []int // ports etcd and kube-apiserver must leave to the manager
 		leaderElect, wantErr   bool
 		shutdownDelay          time.Duration
 	}{
-		{name: "defaults", dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0"},
+		{name: "defaults", dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0",
+			reserved: []int{8080, 8081, 8082}},
 		{name: "dev flags", args: []string{"--data-dir", "/x", "--api-addr", "127.0.0.1:1", "--redirect-addr", "127.0.0.1:2"},
-			dataDir: "/x", api: "127.0.0.1:1", redirect: "127.0.0.1:2", metrics: "127.0.0.1:8082", probes: "0"},
-		{name: "manager flags still work", args: []string{"--api-bind-address", ":1", "--redirect-bind-address", ":2", "--metrics-bind-address", "0", "--health-probe-bind-address", ":3", "--leader-elect"},
-			dataDir: ".kurz", api: ":1", redirect: ":2", metrics: "0", probes: ":3", leaderElect: true},
+			dataDir: "/x", api: "127.0.0.1:1", redirect: "127.0.0.1:2", metrics: "127.0.0.1:8082", probes: "0", reserved: []int{1, 2, 8082}},
+		{name: "manager flags still work", args: []string{"--api-bind-address", ":1", "--redirect-bind-address", ":2", "--metrics-bind-address", "0", "--health-probe-bind-address", ":3", "--pprof-bind-address", "[::1]:4", "--leader-elect"},
+			dataDir: ".kurz", api: ":1", redirect: ":2", metrics: "0", probes: ":3", reserved: []int{1, 2, 3, 4}, leaderElect: true},
 		{name: "last of alias and manager flag wins", args: []string{"--api-addr", ":1", "--api-bind-address", ":2", "--redirect-bind-address", ":3", "--redirect-addr", ":4"},
-			dataDir: ".kurz", api: ":2", redirect: ":4", metrics: "127.0.0.1:8082", probes: "0"},
+			dataDir: ".kurz", api: ":2", redirect: ":4", metrics: "127.0.0.1:8082", probes: "0", reserved: []int{2, 4, 8082}},
+		{name: "any free port reserves none", args: []string{"--api-addr", "127.0.0.1:0", "--redirect-addr", ":0", "--metrics-bind-address", "0"},
+			dataDir: ".kurz", api: "127.0.0.1:0", redirect: ":0", metrics: "0", probes: "0"},
 		{name: "a shutdown delay when asked for", args: []string{"--shutdown-delay", "3s"},
-			dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0", shutdownDelay: 3 * time.Second},
+			dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0", reserved: []int{8080, 8081, 8082}, shutdownDelay: 3 * time.Second},
 		{name: "manager options are validated", args: []string{"--leader-elect", "--leader-election-renew-deadline", "1m"}, wantErr: true},
 		{name: "devenv options are validated", args: []string{"--data-dir="}, wantErr: true},
 		{name: "role options are validated", args: []string{"--redirect-status", "200"}, wantErr: true},
@@ -47,6 +51,7 @@ func TestParseDevFlags(t *testing.T) {
 			g.Expect(c.manager.Redirect.BindAddress).To(Equal(tt.redirect))
 			g.Expect(c.manager.MetricsBindAddress).To(Equal(tt.metrics))
 			g.Expect(c.manager.HealthProbeBindAddress).To(Equal(tt.probes))
+			g.Expect(c.env.ReservedPorts).To(Equal(tt.reserved))
 			g.Expect(c.manager.LeaderElect).To(Equal(tt.leaderElect))
 			g.Expect(c.manager.ShutdownDelay).To(Equal(tt.shutdownDelay), "no shutdown delay by default: no endpoints to leave")
 		})

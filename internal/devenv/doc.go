@@ -32,7 +32,8 @@
 //
 // Keys are never regenerated while they are valid; certificates are reissued
 // when they expire within 30 days. The children listen on loopback only, on
-// free ports (the API server keeps its previous port when it is still free).
+// free ports (the API server keeps its previous port when it is still free),
+// never on Options.ReservedPorts: kurz dev's own listeners open after them.
 // On Linux they get SIGKILL from the kernel when kurz dies (Pdeathsig), so a
 // killed kurz leaves no stray etcd or kube-apiserver behind, and the kernel
 // releases the flock with it.

@@ -37,6 +37,7 @@ type Env struct {
 	// Settings of the children, from Options.
 	apiServer apiServerSettings
 	etcdQuota int64
+	ports     *portPicker
 }
 
 // Start locks DataDir, starts etcd and kube-apiserver, installs the CRDs and
@@ -51,7 +52,8 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		return nil, fmt.Errorf("data dir: %w", err)
 	}
 	e := &Env{dataDir: abs, shown: o.DataDir, out: o.Out, audience: o.TokenAudience, gatewayAPI: o.GatewayAPI,
-		apiServer: apiServerSettings{linksWatchCache: o.LinksWatchCache, gogc: o.KubeAPIServerGOGC}, etcdQuota: o.EtcdQuotaBytes}
+		apiServer: apiServerSettings{linksWatchCache: o.LinksWatchCache, gogc: o.KubeAPIServerGOGC}, etcdQuota: o.EtcdQuotaBytes,
+		ports: newPortPicker(o.ReservedPorts)}
 	if e.bins, err = findBinaries(); err != nil {
 		return nil, err
 	}
@@ -84,7 +86,7 @@ func (e *Env) start(ctx context.Context) error {
 
 	e.progress("starting etcd (data in %s)...", filepath.Join(e.shown, "etcd"))
 	t := time.Now()
-	e.etcd, e.etcdURL, err = startEtcd(ctx, e.bins.Etcd, e.path("etcd"), e.etcdQuota, filepath.Join(logs, "etcd.log"))
+	e.etcd, e.etcdURL, err = startEtcd(ctx, e.ports, e.bins.Etcd, e.path("etcd"), e.etcdQuota, filepath.Join(logs, "etcd.log"))
 	if err != nil {
 		return err
 	}
@@ -92,7 +94,7 @@ func (e *Env) start(ctx context.Context) error {
 
 	e.progress("starting kube-apiserver (watch cache for Links %s, GOGC=%d)...", onOff(e.apiServer.linksWatchCache), e.apiServer.gogc)
 	t = time.Now()
-	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.bins.KubeAPIServer, p, e.etcdURL, e.apiServer,
+	e.apiSrv, e.cfg, err = startKubeAPIServer(ctx, e.ports, e.bins.KubeAPIServer, p, e.etcdURL, e.apiServer,
 		previousAPIPort(e.path("kubeconfig")), filepath.Join(logs, "kube-apiserver.log"))
 	if err != nil {
 		return err

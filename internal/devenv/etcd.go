@@ -27,14 +27,14 @@ const startAttempts = 3
 
 // etcd runs etcd with its data in dataDir and a quota of quota bytes; it
 // returns the client URL.
-func startEtcd(ctx context.Context, path, dataDir string, quota int64, logPath string) (*child, string, error) {
+func startEtcd(ctx context.Context, ports *portPicker, path, dataDir string, quota int64, logPath string) (*child, string, error) {
 	var lastErr error
 	for range startAttempts {
-		clientPort, err := freePort()
+		clientPort, err := ports.free()
 		if err != nil {
 			return nil, "", err
 		}
-		peerPort, err := freePort()
+		peerPort, err := ports.free()
 		if err != nil {
 			return nil, "", err
 		}

@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // writeFileAtomic replaces path with data so that a crash never leaves a
@@ -55,28 +53,4 @@ func tail(path string, n int) string {
 		}
 	}
 	return string(bytes.Join(lines, []byte("\n")))
-}
-
-// freePort returns a loopback port that was free a moment ago. The child may
-// still lose a race for it; callers retry on "address already in use".
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// preferPort returns port when it is free on loopback, else a free one. The
-// API server keeps its port across restarts so that copies of the old
-// kubeconfig keep working.
-func preferPort(port int) (int, error) {
-	if port > 0 {
-		if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
-			l.Close()
-			return port, nil
-		}
-	}
-	return freePort()
 }

@@ -35,10 +35,10 @@ type apiServerSettings struct {
 // startKubeAPIServer runs kube-apiserver against etcdURL, on loopback, with
 // the persisted certificates and keys, its watch cache for Links only with
 // s.linksWatchCache, and GOGC=s.gogc. It prefers port (the previous one).
-func startKubeAPIServer(ctx context.Context, path string, p *pki, etcdURL string, s apiServerSettings, prefer int, logPath string) (*child, *rest.Config, error) {
+func startKubeAPIServer(ctx context.Context, ports *portPicker, path string, p *pki, etcdURL string, s apiServerSettings, prefer int, logPath string) (*child, *rest.Config, error) {
 	var lastErr error
 	for range startAttempts {
-		port, err := preferPort(prefer)
+		port, err := ports.prefer(prefer)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -35,6 +35,9 @@ type Options struct {
 	KubeAPIServerGOGC int `flag:"kube-apiserver-gogc" usage:"GOGC of kube-apiserver: how far its heap grows between collections, in percent of what is live (Go's default is 100; more settles bulk imports faster for more memory)."`
 	// EtcdQuotaBytes is etcd's --quota-backend-bytes.
 	EtcdQuotaBytes int64 `flag:"etcd-quota-backend-bytes" usage:"etcd's storage quota in bytes (--quota-backend-bytes); a million Links take 1.94 GiB before the controllers write their status, more until kube-apiserver compacts old revisions."`
+	// ReservedPorts are loopback ports etcd and kube-apiserver must not
+	// take: those of the listeners kurz dev opens after starting them.
+	ReservedPorts []int
 }
 
 // DefaultOptions returns the defaults: DefaultDataDir, no progress lines,

@@ -94,15 +94,24 @@ func (s *settleCost) print(p func(k, v string), n int) {
 		parts = append(parts, fmt.Sprintf("%s %.0f", name, s.cpu[name]))
 	}
 	p("CPU-s while settling", fmt.Sprintf("%.0f (%s); %.2f ms per reconciled link", total, strings.Join(parts, ", "), total/float64(n)*1000))
-	var reqs []string
+	var reqs, others []string
 	for k, v := range s.writes {
-		if v > 0 {
+		if v <= 0 {
+			continue
+		}
+		if o, ok := strings.CutPrefix(k, "other "); ok {
+			others = append(others, fmt.Sprintf("%s %.0f", o, v))
+		} else {
 			reqs = append(reqs, fmt.Sprintf("%s %.0f", k, v))
 		}
 	}
 	if len(reqs) > 0 {
 		slices.Sort(reqs)
 		p("link requests while settling", strings.Join(reqs, ", "))
+	}
+	if len(others) > 0 {
+		slices.Sort(others)
+		p("other requests while settling (resource, verb, code)", strings.Join(others, ", "))
 	}
 	var recs []string
 	for k, v := range s.reconciles {
@@ -147,9 +156,11 @@ func linkReconciles(ctx context.Context, url string) map[string]float64 {
 	return out
 }
 
-// linkRequests reads kube-apiserver's apiserver_request_total for links
-// (every verb but the watch and list of informers), keyed "VERB
-// subresource code".
+// linkRequests reads kube-apiserver's apiserver_request_total: for links
+// every verb but the watch and list of informers, keyed "VERB subresource
+// code"; for every other resource every verb but WATCH, keyed "resource
+// VERB subresource code" with an "other " prefix (what else a settle asks
+// of kube-apiserver: leases, events, reviews).
 func linkRequests(ctx context.Context, cfg *rest.Config) (map[string]float64, error) {
 	rc, err := rawClient(cfg)
 	if err != nil {
@@ -163,23 +174,25 @@ func linkRequests(ctx context.Context, cfg *rest.Config) (map[string]float64, er
 	sc := bufio.NewScanner(strings.NewReader(string(body)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="links"`) {
-			continue
-		}
-		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
-		if !ok {
+		after, found := strings.CutPrefix(sc.Text(), "apiserver_request_total{")
+		labels, value, ok := strings.Cut(after, "} ")
+		if !found || !ok {
 			continue
 		}
 		l := parseLabels(labels)
-		if l["verb"] == "WATCH" || l["verb"] == "LIST" {
-			continue
-		}
 		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
+		if err != nil || l["verb"] == "WATCH" {
 			continue
 		}
-		key := strings.TrimSpace(fmt.Sprintf("%s %s %s", l["verb"], l["subresource"], l["code"]))
+		var key string
+		switch {
+		case l["resource"] != "links":
+			key = fmt.Sprintf("other %s %s %s %s", l["resource"], l["verb"], l["subresource"], l["code"])
+		case l["verb"] == "LIST":
+			continue
+		default:
+			key = fmt.Sprintf("%s %s %s", l["verb"], l["subresource"], l["code"])
+		}
 		out[strings.Join(strings.Fields(key), " ")] += v
 	}
 	return out, sc.Err()

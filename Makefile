@@ -10,6 +10,9 @@ KUSTOMIZE := $(BIN)/kustomize-$(KUSTOMIZE_VERSION)
 # The newest golangci-lint v2 whose go.mod builds with this Go (GOTOOLCHAIN=local).
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+# Spectral (the OpenAPI linter) from npm, locked by hack/spectral/package-lock.json.
+SPECTRAL_DIR := hack/spectral
+SPECTRAL := $(SPECTRAL_DIR)/node_modules/.bin/spectral
 
 # The control plane (kube-apiserver, etcd, kubectl) for tests and `kurz dev`.
 # Set KUBEBUILDER_ASSETS to a directory holding them to skip the build.
@@ -84,7 +87,7 @@ build-installer: $(KUSTOMIZE) ## Generate dist/install.yaml from config/default,
 	$(KUSTOMIZE) build config/default | $(GO) run ./hack/gen-dist -install dist/install.yaml -image $(IMG)
 
 .PHONY: verify
-verify: manifests generate ## Fail when generated files (api, config, dist) are stale or go.mod is untidy.
+verify: manifests generate lint-openapi ## Fail when generated files (api, config, dist) are stale, go.mod is untidy or the OpenAPI document has a Spectral finding.
 	$(MAKE) --no-print-directory helm build-installer IMG=$(DEFAULT_IMG)
 	$(GO) mod tidy -diff
 	@if [ -n "$$(git status --porcelain -- api config dist)" ]; then \
@@ -120,6 +123,10 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml); CI fails on any fin
 .PHONY: lint-fix
 lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply the fixes it can (formatting, imports, some linters).
 	$(GOLANGCI_LINT) run --fix
+
+.PHONY: lint-openapi
+lint-openapi: $(SPECTRAL) ## Lint internal/apiserver/openapi.json with Spectral's spectral:oas ruleset; any finding, a hint included, fails.
+	$(SPECTRAL) lint --fail-severity=hint --ruleset $(SPECTRAL_DIR)/.spectral.yaml internal/apiserver/openapi.json
 
 ##@ Test
 
@@ -168,6 +175,12 @@ $(CONTROLLER_GEN):
 $(GOLANGCI_LINT):
 	GOBIN=$(BIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(BIN)/golangci-lint $@
+
+# npm ci installs exactly the lock file (no install scripts: Spectral needs
+# none); the touch dates the install after the lock, so a new lock reinstalls.
+$(SPECTRAL): $(SPECTRAL_DIR)/package-lock.json
+	cd $(SPECTRAL_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
 
 $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)

@@ -72,7 +72,7 @@ func TestArgoCDIgnoresEveryClickField(t *testing.T) {
 }
 
 // TestArgoCDSnippetMergesIntoArgocdCM applies the snippet the way the
-// README says, to an argocd-cm that has settings of its own: they stay,
+// docs/gitops.md says, to an argocd-cm that has settings of its own: they stay,
 // and the scripts arrive unchanged.
 func TestArgoCDSnippetMergesIntoArgocdCM(t *testing.T) {
 	g := NewWithT(t)

@@ -84,10 +84,14 @@ func newDNS(t testing.TB) *dnstest.Server {
 	return srv
 }
 
-// newManager builds a manager the way internal/manager does (scheme,
-// managedFields stripped, field indexes, controllers) with metrics and
-// probes off. Controller names repeat across the tests' managers, hence
-// SkipNameValidation.
+// newManager builds a manager with what internal/manager gives the
+// controllers (the scheme, the field indexes, the routing kinds cached in
+// the ingress namespace only, the controllers), with metrics and probes
+// off. Its cache only strips managedFields: internal/manager's applies
+// internal/cacheslim.Transform, which also drops the last-applied
+// annotation (no controller reads it) and shares repeated strings, and
+// reads Links through internal/linkcodec. Controller names repeat across
+// the tests' managers, hence SkipNameValidation.
 func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune func(*ctrl.Options)) ctrl.Manager {
 	t.Helper()
 	mo := ctrl.Options{

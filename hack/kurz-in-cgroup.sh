@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kurz in a memory cgroup of its own, as in a container with a memory limit:
-# the -kurz of `go run ./hack/bench-scale` (README, "A replica's memory").
+# the -kurz of `go run ./hack/bench-scale` (docs/scaling.md, "A replica's memory").
 #
 #   KURZ_CG_LIMIT=350000000 KURZ_BIN=bin/kurz hack/kurz-in-cgroup.sh manager ...
 #

@@ -14,8 +14,8 @@ import (
 	"github.com/kurz-dev/kurz/internal/manager"
 )
 
-// readmeFlag is a row of the README's flag table, split per flag.
-type readmeFlag struct {
+// tableFlag is a row of docs/flags.md's tables, split per flag.
+type tableFlag struct {
 	name    string
 	devOnly bool
 	// manager and dev are the defaults the table states, "" where it
@@ -30,20 +30,19 @@ var (
 	remark = regexp.MustCompile(`\([^)]*\)`)
 )
 
-// readmeFlags reads the table under "## Flags" in README.md.
-func readmeFlags(t *testing.T) []readmeFlag {
+// flagsPage is the page whose tables document every flag.
+const flagsPage = "../../docs/flags.md"
+
+// tableFlags reads the rows of every table in docs/flags.md (one table per
+// concern) that start with a flag.
+func tableFlags(t *testing.T) []tableFlag {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile(flagsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "\n## Flags\n")
-	if !ok {
-		t.Fatal(`README.md has no "## Flags" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	var flags []readmeFlag
-	for line := range strings.SplitSeq(section, "\n") {
+	var flags []tableFlag
+	for line := range strings.SplitSeq(string(b), "\n") {
 		cells := strings.Split(line, " | ")
 		if len(cells) != 3 || !strings.HasPrefix(cells[0], "| `--") {
 			continue
@@ -60,11 +59,11 @@ func readmeFlags(t *testing.T) []readmeFlag {
 		}
 		mgrs, devs := defaults(mgr, len(names)), defaults(dev, len(names))
 		for i, n := range names {
-			flags = append(flags, readmeFlag{name: n, devOnly: strings.Contains(cells[2], "`dev` only"), manager: mgrs[i], dev: devs[i]})
+			flags = append(flags, tableFlag{name: n, devOnly: strings.Contains(cells[2], "`dev` only"), manager: mgrs[i], dev: devs[i]})
 		}
 	}
 	if len(flags) < 40 {
-		t.Fatalf("read only %d flags from README.md's table", len(flags))
+		t.Fatalf("read only %d flags from %s's tables", len(flags), flagsPage)
 	}
 	return flags
 }
@@ -99,19 +98,19 @@ func defValue(f *flag.Flag) string {
 }
 
 // sameDefault compares durations by value (1h is 1h0m0s).
-func sameDefault(readme, actual string) bool {
-	a, errA := time.ParseDuration(readme)
+func sameDefault(documented, actual string) bool {
+	a, errA := time.ParseDuration(documented)
 	b, errB := time.ParseDuration(actual)
 	if errA == nil && errB == nil {
 		return a == b
 	}
-	return readme == actual
+	return documented == actual
 }
 
-// TestReadmeFlagTable keeps the README's flag table true: it names every
-// flag of both commands (the logger's zap-* flags as one row), no other,
-// marks the dev-only ones, and states the defaults they have.
-func TestReadmeFlagTable(t *testing.T) {
+// TestFlagTable keeps docs/flags.md true: its tables name every flag of
+// both commands (the logger's zap-* flags as one row), no other, mark the
+// dev-only ones, and state the defaults they have.
+func TestFlagTable(t *testing.T) {
 	g := NewWithT(t)
 	o, zo := manager.DefaultOptions(), zap.Options{}
 	managerFlags := flag.NewFlagSet("kurz manager", flag.ContinueOnError)
@@ -121,30 +120,30 @@ func TestReadmeFlagTable(t *testing.T) {
 	d.BindFlags(devFlags)
 
 	documented := map[string]bool{}
-	for _, rf := range readmeFlags(t) {
+	for _, rf := range tableFlags(t) {
 		documented[rf.name] = true
 		df := devFlags.Lookup(rf.name)
-		g.Expect(df).NotTo(BeNil(), "README names --%s, which kurz dev does not have", rf.name)
+		g.Expect(df).NotTo(BeNil(), "docs/flags.md names --%s, which kurz dev does not have", rf.name)
 		mf := managerFlags.Lookup(rf.name)
 		if rf.devOnly {
-			g.Expect(mf).To(BeNil(), "README says --%s is dev only, but kurz manager has it", rf.name)
+			g.Expect(mf).To(BeNil(), "docs/flags.md says --%s is dev only, but kurz manager has it", rf.name)
 			rf.manager = ""
 		} else {
-			g.Expect(mf).NotTo(BeNil(), "README names --%s, which kurz manager does not have", rf.name)
+			g.Expect(mf).NotTo(BeNil(), "docs/flags.md names --%s, which kurz manager does not have", rf.name)
 		}
 		if strings.HasPrefix(rf.name, "zap-") {
 			continue // the logger's own flags; kurz dev picks another encoder
 		}
 		if rf.manager != "" {
-			g.Expect(sameDefault(rf.manager, defValue(mf))).To(BeTrue(), "README: --%s defaults to %q in kurz manager, the flag says %q", rf.name, rf.manager, defValue(mf))
+			g.Expect(sameDefault(rf.manager, defValue(mf))).To(BeTrue(), "docs/flags.md: --%s defaults to %q in kurz manager, the flag says %q", rf.name, rf.manager, defValue(mf))
 		}
 		if rf.dev != "" && df != nil {
-			g.Expect(sameDefault(rf.dev, defValue(df))).To(BeTrue(), "README: --%s defaults to %q in kurz dev, the flag says %q", rf.name, rf.dev, defValue(df))
+			g.Expect(sameDefault(rf.dev, defValue(df))).To(BeTrue(), "docs/flags.md: --%s defaults to %q in kurz dev, the flag says %q", rf.name, rf.dev, defValue(df))
 		}
 	}
 	devFlags.VisitAll(func(f *flag.Flag) {
 		if !strings.HasPrefix(f.Name, "zap-") {
-			g.Expect(documented).To(HaveKey(f.Name), "--%s is missing from README.md's flag table", f.Name)
+			g.Expect(documented).To(HaveKey(f.Name), "--%s is missing from docs/flags.md's tables", f.Name)
 		}
 	})
 }

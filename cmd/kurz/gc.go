@@ -9,7 +9,7 @@ import (
 // replica holds every Link in memory and the redirect path allocates
 // nothing, so most of the heap is long-lived: at 50 the heap grows to 1.5x
 // the live objects between collections instead of Go's 2x, which is most of
-// a replica's memory per link at scale (README, "How it scales"), for GC
+// a replica's memory per link at scale (docs/scaling.md), for GC
 // cycles that cost little once the caches are filled.
 const defaultGCPercent = 50
 

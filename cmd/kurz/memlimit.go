@@ -23,7 +23,7 @@ import (
 // only bounds garbage, not live objects: a replica with 100 000 links
 // held its start, settle and restart in a 350 MB cgroup (binary charged
 // to it) and was OOM-killed as it became ready in a 300 MB one, with
-// either soft limit (README, "A replica's memory").
+// either soft limit (docs/scaling.md, "A replica's memory").
 const (
 	memReserveFraction = 10 // percent
 	memReserveMin      = 64 << 20

@@ -164,7 +164,7 @@ func verifyServed(ctx context.Context, cl client.Client, n int) error {
 		}
 		// Without the watch cache kube-apiserver reads and filters every
 		// Link from etcd within its 60 s request timeout: a limit of the
-		// control plane (README), not of the load.
+		// control plane (docs/scaling.md), not of the load.
 		logf("field-selected list: %v (kube-apiserver's request timeout; count and get agree)", err)
 		return nil
 	}

@@ -1,7 +1,8 @@
 // Command dev-dns is a tiny authoritative DNS server for trying kurz on a
 // laptop: `kurz dev --dns-server 127.0.0.1:5354` verifies Domains against the
-// records given here instead of the real DNS, so the README's walkthrough
-// needs no domain of your own. Not for production.
+// records given here instead of the real DNS, so the walkthrough of
+// docs/https.md ("Trying it with kurz dev") needs no domain of your own.
+// Not for production.
 //
 //	go run ./hack/dev-dns -listen 127.0.0.1:5354 \
 //	  -record go.example.com=A:127.0.0.1 \

@@ -1,8 +1,9 @@
 // Package apiserver serves /api/v1 (links, their QR codes, domains) as
 // operations on Link and Domain resources. It runs as a manager runnable on
 // every replica; reads come from the informer cache, writes go to
-// kube-apiserver. The contract is link-service-api.md; DESIGN.md
-// records the shared decisions. This comment records the API server's own.
+// kube-apiserver. docs/api.md states the contract it implements and the
+// decisions kurz takes where the contract is silent; this comment records
+// the API server's own, and how it keeps them.
 //
 // # Routes
 //

@@ -149,7 +149,7 @@ func (s *server) updateDomain(w http.ResponseWriter, r *http.Request, c *caller)
 }
 
 // DELETE /api/v1/domains/{id}. The domain's links stay: they stop serving
-// until a Domain with the hostname returns (see DESIGN.md).
+// until a Domain with the hostname returns (docs/api.md, "Domains").
 func (s *server) deleteDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.domains.remove(s, w, r, c, msgDomainDeleted)
 }

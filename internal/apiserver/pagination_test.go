@@ -110,7 +110,8 @@ func checkPages(t *testing.T, c *apiClient, total int) {
 	}
 }
 
-// checkMetaLinks checks meta.links against Laravel's window (DESIGN.md).
+// checkMetaLinks checks meta.links against Laravel's window (docs/api.md,
+// "Lists and pagination").
 func checkMetaLinks(g Gomega, got []any, current, last int, prev, next any, pageURL func(int) string) {
 	type entry struct {
 		URL    any

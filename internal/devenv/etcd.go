@@ -13,7 +13,7 @@ import (
 
 // DefaultEtcdQuotaBytes is the etcd quota (--quota-backend-bytes) of kurz
 // dev: 8 GiB, etcd's largest recommended size, instead of its default of
-// 2 GiB, which a million Links would fill (README, "How it scales").
+// 2 GiB, which a million Links would fill (docs/scaling.md, "At a glance").
 const DefaultEtcdQuotaBytes = 8 << 30
 
 // etcdStartTimeout is how long etcd may take to become healthy: with a

@@ -23,7 +23,7 @@ const (
 // instead of Go's 100. A bulk import's settle is mostly kube-apiserver's
 // CPU, 14 % of it its garbage collector; at 200 a 20 000-Link settle took
 // an eighth less time and a sixth less of kube-apiserver's CPU, for a
-// third more of its RSS (README, "Where a bulk import's settle goes").
+// third more of its RSS (docs/scaling.md, "Where a bulk import's settle goes").
 const DefaultKubeAPIServerGOGC = 200
 
 // apiServerSettings are what Options change in kube-apiserver.

@@ -28,7 +28,7 @@ type Options struct {
 	GatewayAPI bool
 	// LinksWatchCache keeps kube-apiserver's watch cache for Links. It is
 	// off by default: at a million Links the cache would cost more memory
-	// than the rest of the control plane (README, "How it scales"), and
+	// than the rest of the control plane (docs/scaling.md), and
 	// kurz reads Links from its own informers anyway.
 	LinksWatchCache bool `flag:"links-watch-cache" usage:"Keep kube-apiserver's watch cache for Links (off: lists and watches of Links go to etcd, which costs far less memory at hundreds of thousands of Links)."`
 	// KubeAPIServerGOGC is kube-apiserver's GOGC (DefaultKubeAPIServerGOGC).

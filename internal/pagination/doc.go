@@ -1,5 +1,5 @@
 // Package pagination builds the list envelope of the /api/v1 API (Laravel's
-// length-aware paginator, see DESIGN.md "API decisions") and keeps the
+// length-aware paginator, see docs/api.md "Lists and pagination") and keeps the
 // ordered per-namespace index the list pages are cut from.
 //
 // Pages are never made by sorting all objects per request: Index keeps every

@@ -42,12 +42,14 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 
-	// Build bin/kurz exactly as `make build` does, into the temp dir so tests
-	// never race a developer's own build.
+	// Build kurz with `make build` itself (its flags and version stamp),
+	// into the temp dir so tests never race a developer's own build. The
+	// caller's MAKEFLAGS (a make test's) stay out of it.
 	root := testenv.RepoRoot()
 	kurzBin = filepath.Join(tmp, "kurz")
-	build := exec.Command("go", "build", "-o", kurzBin, "./cmd/kurz")
+	build := exec.Command("make", "--no-print-directory", "build", "BIN="+tmp)
 	build.Dir = root
+	build.Env = append(os.Environ(), "MAKEFLAGS=", "MFLAGS=")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build kurz:", err)

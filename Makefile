@@ -100,11 +100,11 @@ CERT_MANAGER_VERSION ?= v1.21.2
 GATEWAY_API_VERSION ?= v1.6.3
 
 .PHONY: cert-manager-crds
-cert-manager-crds: ## Copy cert-manager's CRDs (CERT_MANAGER_VERSION) from its Go module into test/crds/cert-manager for the tests.
+cert-manager-crds: ## Copy cert-manager's CRDs (CERT_MANAGER_VERSION) from its Go module into config/thirdparty/cert-manager for the tests.
 	GO=$(GO) hack/module-crds.sh cert-manager github.com/cert-manager/cert-manager@$(CERT_MANAGER_VERSION) deploy/crds
 
 .PHONY: gateway-api-crds
-gateway-api-crds: ## Copy the Gateway API's standard-channel CRDs (GATEWAY_API_VERSION) from its Go module into test/crds/gateway-api, for the tests and kurz dev.
+gateway-api-crds: ## Copy the Gateway API's standard-channel CRDs (GATEWAY_API_VERSION) from its Go module into config/thirdparty/gateway-api, for the tests and kurz dev.
 	@# Not ..._vap_safeupgrades.yaml: an admission policy, not a CRD.
 	GO=$(GO) hack/module-crds.sh gateway-api sigs.k8s.io/gateway-api@$(GATEWAY_API_VERSION) config/crd/standard 'gateway.networking.k8s.io_[!v]*.yaml'
 
@@ -125,8 +125,8 @@ lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply the fixes it can (form
 	$(GOLANGCI_LINT) run --fix
 
 .PHONY: lint-openapi
-lint-openapi: $(SPECTRAL) ## Lint internal/apiserver/openapi.json with Spectral's spectral:oas ruleset; any finding, a hint included, fails.
-	$(SPECTRAL) lint --fail-severity=hint --ruleset $(SPECTRAL_DIR)/.spectral.yaml internal/apiserver/openapi.json
+lint-openapi: $(SPECTRAL) ## Lint internal/restapi/openapi.json with Spectral's spectral:oas ruleset; any finding, a hint included, fails.
+	$(SPECTRAL) lint --fail-severity=hint --ruleset $(SPECTRAL_DIR)/.spectral.yaml internal/restapi/openapi.json
 
 ##@ Test
 

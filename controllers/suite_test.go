@@ -62,8 +62,8 @@ func TestMain(m *testing.M) {
 		// gateway-api-crds), so Gateways, ListenerSets and HTTPRoutes are
 		// validated as in a cluster.
 		CRDPaths: []string{
-			filepath.Join(testenv.RepoRoot(), "test", "crds", "cert-manager"),
-			filepath.Join(testenv.RepoRoot(), "test", "crds", "gateway-api"),
+			filepath.Join(testenv.RepoRoot(), "config", "thirdparty", "cert-manager"),
+			filepath.Join(testenv.RepoRoot(), "config", "thirdparty", "gateway-api"),
 		},
 	}, func(e *testenv.Env) error {
 		cfg, k8sClient = e.Config, e.Client

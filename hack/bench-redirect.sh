@@ -6,7 +6,7 @@
 # same connections, duration and a Lua script picking random keys of the
 # LINKS links. Rounds alternate between the servers. kurz runs the real
 # handler (index lookup, expiry, device targeting, utm, click counting,
-# metrics) through internal/redirect/cmd/redirect-bench, which fills the index
+# metrics) through hack/redirect-bench, which fills the index
 # directly instead of from a cluster.
 #
 # Each round also reports the server's CPU time per request (user+system,
@@ -17,7 +17,7 @@
 # KURZ_ADDR and NGINX_ADDR (default: free loopback ports, so two runs never
 # collide), BEFORE: a redirect-bench binary built from another tree (e.g.
 # `git worktree add /tmp/main main && (cd /tmp/main && go build -o
-# /tmp/rb-main ./internal/redirect/cmd/redirect-bench)`), served as "before"
+# /tmp/rb-main ./hack/redirect-bench)`), served as "before"
 # on the same core in the same alternating rounds, to compare a change
 # against the code it changes under the same load.
 set -euo pipefail
@@ -61,7 +61,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "building the benchmark server"
-(cd "$ROOT" && $GO build -o "$WORK/redirect-bench" ./internal/redirect/cmd/redirect-bench)
+(cd "$ROOT" && $GO build -o "$WORK/redirect-bench" ./hack/redirect-bench)
 BEFORE=${BEFORE:-}
 mapfile -t ports < <("$WORK/redirect-bench" -free-ports 3)
 KURZ_ADDR=${KURZ_ADDR:-127.0.0.1:${ports[0]}}

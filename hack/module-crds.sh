@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Copies a Go module's CRD manifests (fetched through the Go module proxy)
-# into test/crds/<name>, for the tests that read those kinds through envtest
+# into config/thirdparty/<name>, for the tests that read those kinds through envtest
 # (and, for the Gateway API, for `kurz dev`, which embeds them). Writes
 # VERSION and SHA256SUMS beside them so a review sees where they came from;
 # rerun with another version to move on.
@@ -18,7 +18,7 @@ name=$1 module=$2 sub=$3 glob=${4:-*.yaml}
 GO=${GO:-go}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-out="$root/test/crds/$name"
+out="$root/config/thirdparty/$name"
 
 # go mod download needs a module to run in; a throwaway one keeps the
 # project's go.mod free of modules kurz does not import.

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kurz-dev/kurz/config"
-	crdfiles "github.com/kurz-dev/kurz/test/crds"
+	"github.com/kurz-dev/kurz/config/thirdparty"
 )
 
 // fieldOwner is the server-side apply manager of everything kurz dev installs.
@@ -93,7 +93,7 @@ func crdsIn(fsys fs.FS) ([]*unstructured.Unstructured, error) {
 const gatewayCRD = "gateways.gateway.networking.k8s.io"
 
 // installGatewayAPI applies the Gateway API's standard-channel CRDs that
-// kurz was built with (test/crds, make gateway-api-crds) when the control
+// kurz was built with (config/thirdparty, make gateway-api-crds) when the control
 // plane has no Gateway CRD, and waits until they are served. CRDs already
 // there, of whatever version or channel, are left alone.
 func installGatewayAPI(ctx context.Context, c client.Client, dc discovery.DiscoveryInterface) (bool, error) {
@@ -104,7 +104,7 @@ func installGatewayAPI(ctx context.Context, c client.Client, dc discovery.Discov
 	case !apierrors.IsNotFound(err):
 		return false, fmt.Errorf("look up CRD %s: %w", gatewayCRD, err)
 	}
-	objs, err := crdsIn(crdfiles.GatewayAPI)
+	objs, err := crdsIn(thirdparty.GatewayAPI)
 	if err != nil {
 		return false, fmt.Errorf("read the embedded Gateway API CRDs: %w", err)
 	}

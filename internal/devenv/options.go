@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kurz-dev/kurz/internal/apiserver"
 	"github.com/kurz-dev/kurz/internal/flagbind"
+	"github.com/kurz-dev/kurz/internal/restapi"
 )
 
 // DefaultDataDir is where kurz dev keeps its state unless told otherwise.
@@ -43,7 +43,7 @@ type Options struct {
 // DefaultOptions returns the defaults: DefaultDataDir, no progress lines,
 // the API's default token audience.
 func DefaultOptions() Options {
-	return Options{DataDir: DefaultDataDir, Out: io.Discard, TokenAudience: apiserver.DefaultTokenAudience,
+	return Options{DataDir: DefaultDataDir, Out: io.Discard, TokenAudience: restapi.DefaultTokenAudience,
 		KubeAPIServerGOGC: DefaultKubeAPIServerGOGC, EtcdQuotaBytes: DefaultEtcdQuotaBytes}
 }
 

@@ -10,7 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	crdfiles "github.com/kurz-dev/kurz/test/crds"
+	"github.com/kurz-dev/kurz/config/thirdparty"
 )
 
 func TestLockDir(t *testing.T) {
@@ -182,7 +182,7 @@ func TestMetricsURL(t *testing.T) {
 // kurz keeps are embedded, and nothing else (the admission policy stays
 // out).
 func TestEmbeddedGatewayAPICRDs(t *testing.T) {
-	objs, err := crdsIn(crdfiles.GatewayAPI)
+	objs, err := crdsIn(thirdparty.GatewayAPI)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kurz-dev/kurz/controllers"
-	"github.com/kurz-dev/kurz/internal/apiserver"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/gauges"
 	"github.com/kurz-dev/kurz/internal/redirect"
+	"github.com/kurz-dev/kurz/internal/restapi"
 	"github.com/kurz-dev/kurz/internal/scheme"
 )
 
@@ -94,7 +94,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		}
 	}
 	if o.EnableAPI {
-		if err := apiserver.Setup(mgr, o.API); err != nil {
+		if err := restapi.Setup(mgr, o.API); err != nil {
 			return nil, fmt.Errorf("set up API server: %w", err)
 		}
 	}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/controllers"
-	"github.com/kurz-dev/kurz/internal/apiserver"
 	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/redirect"
+	"github.com/kurz-dev/kurz/internal/restapi"
 )
 
 // Options configure the manager and each role. Every field has a flag.
@@ -53,7 +53,7 @@ type Options struct {
 	EnableRedirect    bool `flag:"redirect" usage:"Run the redirect server."`
 
 	Controllers controllers.Options
-	API         apiserver.Options
+	API         restapi.Options
 	Redirect    redirect.Options
 }
 
@@ -76,7 +76,7 @@ func DefaultOptions() Options {
 		EnableAPI:         true,
 		EnableRedirect:    true,
 		Controllers:       controllers.DefaultOptions(),
-		API:               apiserver.DefaultOptions(),
+		API:               restapi.DefaultOptions(),
 		Redirect:          redirect.DefaultOptions(),
 	}
 }

@@ -1,0 +1,92 @@
+package restapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/pagination"
+	"github.com/kurz-dev/kurz/internal/visibility"
+)
+
+// resource is what the handlers need to know of one kind (Link or Domain)
+// to list, find, update and delete its objects the same way: T is the
+// object, V its API view.
+type resource[T client.Object, V any] struct {
+	name  string // "link" or "domain", for wrapped errors
+	path  string // the list endpoint, for page URLs
+	index *pagination.Index[T]
+	// writes tells when index holds a write (read-your-writes).
+	writes    *visibility.Tracker
+	newObject func() T
+	newList   func() client.ObjectList
+	notFound  func() *apiError
+	view      func(obj T, workspaceID string) V
+}
+
+func linkResource() *resource[*kurzv1alpha1.Link, linkView] {
+	r := &resource[*kurzv1alpha1.Link, linkView]{
+		name:      "link",
+		path:      linksPath,
+		newObject: func() *kurzv1alpha1.Link { return &kurzv1alpha1.Link{} },
+		newList:   func() client.ObjectList { return &kurzv1alpha1.LinkList{} },
+		notFound:  errLinkNotFound,
+		view:      newLinkView,
+	}
+	return r.indexedBy(linkCreatedAt)
+}
+
+func domainResource() *resource[*kurzv1alpha1.Domain, domainView] {
+	r := &resource[*kurzv1alpha1.Domain, domainView]{
+		name:      "domain",
+		path:      domainsPath,
+		newObject: func() *kurzv1alpha1.Domain { return &kurzv1alpha1.Domain{} },
+		newList:   func() client.ObjectList { return &kurzv1alpha1.DomainList{} },
+		notFound:  errDomainNotFound,
+		view:      newDomainView,
+	}
+	return r.indexedBy(domainCreatedAt)
+}
+
+// indexedBy gives k its list index, ordered by createdAt, and the tracker
+// that tells when a write has reached that index.
+func (k *resource[T, V]) indexedBy(createdAt func(T) time.Time) *resource[T, V] {
+	k.index = pagination.NewIndex(createdAt)
+	k.writes = visibility.Track(k.index)
+	return k
+}
+
+// list answers GET on the list endpoint: one page of the workspace's
+// objects, newest first.
+func (k *resource[T, V]) list(s *server, w http.ResponseWriter, r *http.Request, c *caller) error {
+	wid, err := s.workspaceID(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	page := pagination.ParsePage(r.URL.Query().Get("page"))
+	items, total := k.index.Page(c.workspace, pagination.Offset(page), pagination.PerPage)
+	views := make([]V, len(items))
+	for i, obj := range items {
+		views[i] = k.view(obj, wid)
+	}
+	writeJSON(w, http.StatusOK, pagination.Build(s.listURL(r, k.path), page, total, views))
+	return nil
+}
+
+// find returns a copy of the cached object with uid id in the caller's
+// workspace. Another workspace's ids, unknown ids and objects being deleted
+// are all "not found": a caller never learns what exists elsewhere. The
+// list index already maps uids to objects, so no cache index by uid is
+// kept (it cost about 500 bytes per Link).
+func (k *resource[T, V]) find(_ context.Context, _ *server, c *caller, id string) (T, error) {
+	var zero T
+	obj, ok := k.index.Get(types.UID(canonicalID(id)))
+	if !ok || obj.GetNamespace() != c.workspace || obj.GetDeletionTimestamp() != nil {
+		return zero, k.notFound()
+	}
+	return obj.DeepCopyObject().(T), nil
+}

@@ -1,0 +1,119 @@
+package restapi
+
+import (
+	"fmt"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// handlerFunc is an API handler: it writes a success itself and returns
+// any failure, which writeError answers.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
+
+// route is one operation of the API and the access it needs.
+type route struct {
+	pattern  string // Go 1.22 mux pattern, also the metrics label
+	verb     string // Kubernetes verb checked with a SubjectAccessReview
+	resource string // links or domains
+	handle   handlerFunc
+}
+
+func (s *server) routes() []route {
+	return []route{
+		{"GET /api/v1/links", "list", "links", s.listLinks},
+		{"POST /api/v1/links", "create", "links", s.createLink},
+		{"GET /api/v1/links/{id}", "get", "links", s.showLink},
+		{"PUT /api/v1/links/{id}", "update", "links", s.updateLink},
+		{"DELETE /api/v1/links/{id}", "delete", "links", s.deleteLink},
+		{"PUT /api/v1/links/{id}/qr-code", "get", "links", s.linkQRCode},
+		{"GET /api/v1/domains", "list", "domains", s.listDomains},
+		{"POST /api/v1/domains", "create", "domains", s.createDomain},
+		{"PUT /api/v1/domains/{id}", "update", "domains", s.updateDomain},
+		{"DELETE /api/v1/domains/{id}", "delete", "domains", s.deleteDomain},
+	}
+}
+
+// openAPIRoute serves the API description; it needs no token (it holds no
+// data, and clients read it before they have one).
+const openAPIRoute = "GET /api/v1/openapi.json"
+
+// handler builds the whole server: each route behind its middleware chain
+// (metrics, body limit, auth, rate limit), the mux's own 404 and 405 turned
+// into JSON, and panics recovered around everything.
+func (s *server) handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		h := s.serve(rt.handle)
+		h = s.rateLimit(h)
+		h = s.authenticate(rt.verb, rt.resource, h)
+		h = limitBody(h)
+		mux.Handle(rt.pattern, instrument(rt.pattern, h))
+	}
+	mux.Handle(openAPIRoute, instrument(openAPIRoute, http.HandlerFunc(serveOpenAPI)))
+	return recoverPanics(jsonFallback(mux))
+}
+
+// serve adapts a handlerFunc, answering its error.
+func (s *server) serve(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r, callerFrom(r.Context())); err != nil {
+			writeError(w, r, err)
+		}
+	})
+}
+
+// jsonFallback answers what no route matches as JSON: the mux would write
+// plain-text 404 and 405 pages. The 405 keeps the mux's Allow header.
+func jsonFallback(mux *http.ServeMux) http.Handler {
+	unmatched := instrument(routeUnmatched, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, _ := mux.Handler(r)
+		rec := &headerRecorder{header: http.Header{}}
+		h.ServeHTTP(rec, r)
+		route := strings.TrimPrefix(r.URL.Path, "/")
+		if route == "" {
+			route = "/"
+		}
+		switch rec.status {
+		case http.StatusMethodNotAllowed:
+			allow := rec.header.Get("Allow")
+			w.Header().Set("Allow", allow)
+			writeError(w, r, newError(http.StatusMethodNotAllowed, fmt.Sprintf(
+				"The %s method is not supported for route %s. Supported methods: %s.", r.Method, route, allow)))
+		default: // not found, or a redirect of an unclean path
+			writeError(w, r, newError(http.StatusNotFound, fmt.Sprintf("The route %s could not be found.", route)))
+		}
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The mux would redirect unclean paths ("/api//v1", "/a/../b")
+		// with an HTML body; an API client gets a JSON 404 instead.
+		if p := r.URL.Path; p != "" && path.Clean(p) != p {
+			unmatched.ServeHTTP(w, r)
+			return
+		}
+		if _, pattern := mux.Handler(r); pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		unmatched.ServeHTTP(w, r)
+	})
+}
+
+// headerRecorder captures what the mux's fallback handlers write.
+type headerRecorder struct {
+	header http.Header
+	status int
+}
+
+func (h *headerRecorder) Header() http.Header { return h.header }
+func (h *headerRecorder) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+func (h *headerRecorder) Write(b []byte) (int, error) {
+	if h.status == 0 {
+		h.status = http.StatusOK
+	}
+	return len(b), nil // the mux's own plain-text body is replaced
+}

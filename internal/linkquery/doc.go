@@ -15,9 +15,9 @@
 // A query is one sequential scan of the namespace's records, which keeps
 // the matches as (sort value, id prefix, slot) triples, then a quickselect
 // that puts the page's items, and only those, in order: O(n) whatever the
-// page. Strings are read only by search (the key's and URL's bytes, one
-// cache miss each, not two in a row through the Link) and for the rare ties
-// the prefixes cannot break; chasing 100 000 pointers costs more than the
+// page. Strings are read only by search (the URL's bytes and those of a
+// key longer than its prefix, one cache miss each, not two in a row
+// through the Link) and for the rare ties the prefixes cannot break; chasing 100 000 pointers costs more than the
 // whole scan of the records.
 //
 // Orders are total: ties are broken by id (uid) in the sort's direction,

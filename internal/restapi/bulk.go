@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/parallel"
 )
 
@@ -19,9 +20,10 @@ import (
 const (
 	bulkMaxItems = 100
 	// bulkWorkers is how many writes of one bulk request are in flight at
-	// once: kube-apiserver answers a create in milliseconds, so 100 one
-	// after the other would take most of a second on their own.
-	bulkWorkers = 8
+	// once. A create costs two writes (the Link, then its times) of a few
+	// milliseconds each, mostly waiting (etcd's commit, the round trip):
+	// one after the other, 100 links would take a second or more.
+	bulkWorkers = 16
 	// bulkWriteTimeout bounds the writes of an atomic request (and their
 	// undoing), which go on when the client goes away: all or nothing must
 	// stay true without anyone listening.
@@ -197,6 +199,21 @@ func notAttempted(ctx context.Context) error {
 		return err
 	}
 	return errUnavailable
+}
+
+// settleWrites stamps each written link with stampFn (nil: already
+// stamped) and waits until the lists show it, bulkWorkers at a time, so
+// that the caller's next read sees every write, as after a single write.
+func (s *server) settleWrites(ctx context.Context, objs []*kurzv1alpha1.Link, stampFn func(*kurzv1alpha1.Link, time.Time) bool) {
+	_ = forEach(ctx, len(objs), false, func(i int) error {
+		if obj := objs[i]; obj != nil {
+			if stampFn != nil {
+				stamp(ctx, s, obj, stampFn)
+			}
+			s.links.awaitWrite(ctx, s, obj)
+		}
+		return nil
+	})
 }
 
 // forEach runs do for every index in [0, n) on bulkWorkers goroutines.

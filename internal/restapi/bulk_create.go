@@ -87,6 +87,11 @@ func (s *server) bulkCreateLinks(w http.ResponseWriter, r *http.Request, c *call
 	if failed := s.createItems(wctx, c, items, atomic); failed >= 0 {
 		return writeFailed(ctx, failed, items[failed].err, s.deleteCreated(wctx, items))
 	}
+	objs := make([]*kurzv1alpha1.Link, len(items))
+	for i := range items {
+		objs[i] = items[i].obj
+	}
+	s.settleWrites(ctx, objs, nil)
 	answer := bulkAnswer{Data: make([]bulkItem, len(items))}
 	for i := range items {
 		it, out := &items[i], &answer.Data[i]
@@ -95,7 +100,6 @@ func (s *server) bulkCreateLinks(w http.ResponseWriter, r *http.Request, c *call
 			out.fail(ctx, it.err)
 			continue
 		}
-		s.links.awaitWrite(ctx, s, it.obj)
 		v := newLinkView(it.obj, wid)
 		out.Status, out.Link = http.StatusCreated, &v
 	}

@@ -203,6 +203,11 @@ func (s *server) bulkUpdateLinks(w http.ResponseWriter, r *http.Request, c *call
 		}
 		return writeFailed(ctx, failed, items[failed].err, s.restoreUpdated(wctx, items))
 	}
+	objs := make([]*kurzv1alpha1.Link, len(items))
+	for i := range items {
+		objs[i] = items[i].obj
+	}
+	s.settleWrites(ctx, objs, timestamps.TouchLink)
 	answer := bulkAnswer{Data: make([]bulkItem, len(items))}
 	for i := range items {
 		it, out := &items[i], &answer.Data[i]
@@ -214,8 +219,6 @@ func (s *server) bulkUpdateLinks(w http.ResponseWriter, r *http.Request, c *call
 			out.fail(ctx, it.err)
 			continue
 		}
-		stamp(ctx, s, it.obj, timestamps.TouchLink)
-		s.links.awaitWrite(ctx, s, it.obj)
 		v := newLinkView(it.obj, wid)
 		out.Status, out.Link = http.StatusOK, &v
 	}

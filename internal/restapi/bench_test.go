@@ -89,9 +89,11 @@ func newBenchServer() (http.Handler, []string, error) {
 	links := &kurzv1alpha1.LinkList{Items: make([]kurzv1alpha1.Link, benchLinks)}
 	ids := make([]string, benchLinks)
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	uidRand := rand.New(rand.NewPCG(7, 8))
 	for i := range links.Items {
 		created := metav1.NewMicroTime(start.Add(time.Duration(i) * time.Second))
-		ids[i] = fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		// Random version 4 UUIDs, as kube-apiserver gives.
+		ids[i] = fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", uidRand.Uint32(), uidRand.IntN(1<<16), uidRand.IntN(1<<12), 0x8000|uidRand.IntN(1<<14), uidRand.Uint64()&(1<<48-1))
 		l := kurzv1alpha1.Link{
 			ObjectMeta: metav1.ObjectMeta{
 				Namespace: benchNS, Name: fmt.Sprintf("k%d-abcde", i), UID: types.UID(ids[i]),

@@ -14,6 +14,8 @@ import (
 // queries of a namespace share its lock, and an event waits for them.
 type Index struct {
 	createdAt, updatedAt func(*kurzv1alpha1.Link) time.Time
+	// hash is what slots key uids by (tests choose one that collides).
+	hash func(types.UID) uint64
 
 	// wmu serializes writers (one informer handler feeds the index, so it
 	// costs nothing), which lets a namespace emptied by a delete leave the
@@ -29,7 +31,7 @@ type Index struct {
 type space struct {
 	mu    sync.RWMutex
 	recs  []record
-	slots map[types.UID]int32 // uid -> index in recs
+	slots slots // uid -> index in recs
 	// domains gives hostnames ids (record.domain); tags gives tags ids,
 	// counting the links of each (GET /api/v1/tags), and sets holds the
 	// shared tag sets by key.
@@ -42,7 +44,7 @@ type space struct {
 // API answers as created_at and updated_at (created_at must be the list
 // index's order, so that the default sort answers the same either way).
 func New(createdAt, updatedAt func(*kurzv1alpha1.Link) time.Time) *Index {
-	return &Index{createdAt: createdAt, updatedAt: updatedAt, spaces: map[string]*space{}}
+	return &Index{createdAt: createdAt, updatedAt: updatedAt, hash: seededHash(), spaces: map[string]*space{}}
 }
 
 // Upsert adds l, or replaces the record of its uid.
@@ -56,7 +58,7 @@ func (ix *Index) Upsert(l *kurzv1alpha1.Link) {
 	sp := ix.spaces[l.Namespace]
 	ix.mu.RUnlock()
 	if sp == nil {
-		sp = &space{slots: map[types.UID]int32{}, domains: newDict(), tags: newDict(), sets: map[string]*tagSet{}}
+		sp = &space{slots: newSlots(ix.hash), domains: newDict(), tags: newDict(), sets: map[string]*tagSet{}}
 		ix.mu.Lock()
 		ix.spaces[l.Namespace] = sp
 		ix.mu.Unlock()
@@ -66,13 +68,13 @@ func (ix *Index) Upsert(l *kurzv1alpha1.Link) {
 	// Acquire before release: a link whose domain and tags did not change
 	// keeps their ids.
 	r := ix.recordOf(sp, l)
-	if slot, ok := sp.slots[l.UID]; ok {
+	if slot, ok := sp.slots.get(sp.recs, l.UID); ok {
 		sp.release(&sp.recs[slot])
 		sp.recs[slot] = r
 		return
 	}
-	sp.slots[l.UID] = int32(len(sp.recs))
 	sp.recs = append(sp.recs, r)
+	sp.slots.add(l.UID, int32(len(sp.recs)-1))
 }
 
 // Delete removes the record of l's uid (the rest of l may be stale).
@@ -86,17 +88,17 @@ func (ix *Index) Delete(l *kurzv1alpha1.Link) {
 		return
 	}
 	sp.mu.Lock()
-	slot, ok := sp.slots[l.UID]
+	slot, ok := sp.slots.get(sp.recs, l.UID)
 	if ok {
 		sp.release(&sp.recs[slot])
+		sp.slots.remove(l.UID, slot)
 		last := int32(len(sp.recs) - 1)
 		if slot != last {
 			sp.recs[slot] = sp.recs[last]
-			sp.slots[sp.recs[slot].obj.UID] = slot
+			sp.slots.move(sp.recs[slot].obj.UID, last, slot)
 		}
 		sp.recs[last] = record{}
 		sp.recs = sp.recs[:last]
-		delete(sp.slots, l.UID)
 		if cap(sp.recs) > 64 && len(sp.recs) < cap(sp.recs)/4 {
 			sp.recs = append(make([]record, 0, 2*len(sp.recs)), sp.recs...)
 		}
@@ -123,8 +125,6 @@ func (ix *Index) space(namespace string) *space {
 func (ix *Index) recordOf(sp *space, l *kurzv1alpha1.Link) record {
 	r := record{
 		obj:     l,
-		key:     l.Spec.Key,
-		url:     string(l.Spec.URL),
 		created: ix.createdAt(l).UnixMicro(),
 		updated: ix.updatedAt(l).UnixMicro(),
 		clicks:  l.Status.Clicks,

@@ -241,8 +241,19 @@ func uidsOf(links []*kurzv1alpha1.Link) []string {
 // changed by random upserts and deletes between rounds, and compares every
 // page with the brute-force answer.
 func TestQueryAgainstBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
+	checkAgainstBruteForce(t, New(createdAt, updatedAt))
+}
+
+// TestQueryWithCollidingHashes is the same with uids hashed to four
+// values: records are found through the overflow of slots.
+func TestQueryWithCollidingHashes(t *testing.T) {
 	ix := New(createdAt, updatedAt)
+	ix.hash = func(uid types.UID) uint64 { return uint64(uid[len(uid)-1] % 4) }
+	checkAgainstBruteForce(t, ix)
+}
+
+func checkAgainstBruteForce(t *testing.T, ix *Index) {
+	rng := rand.New(rand.NewPCG(7, 8))
 	links := map[types.UID]*kurzv1alpha1.Link{}
 	n := 0
 	for round := range 6 {

@@ -201,7 +201,7 @@ func (m *matcher) tagsMatch(s *tagSet) bool {
 
 // searchMatches looks for the search in the hostname (by its id), the key
 // and the URL. A key of at most 8 bytes is read from the record's prefix,
-// already in cache: a search then costs one cache miss per link (its URL).
+// already in cache.
 func (m *matcher) searchMatches(r *record) bool {
 	if r.domain != 0 {
 		if m.searchDomain[r.domain] {
@@ -213,13 +213,17 @@ func (m *matcher) searchMatches(r *record) bool {
 	if r.flags&longKey == 0 {
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], r.keyPfx)
-		if containsFold(string(b[:len(r.key)]), m.search) {
+		n := 0
+		for n < len(b) && b[n] != 0 {
+			n++
+		}
+		if containsFold(string(b[:n]), m.search) {
 			return true
 		}
-	} else if containsFold(r.key, m.search) {
+	} else if containsFold(r.obj.Spec.Key, m.search) {
 		return true
 	}
-	return containsFold(r.url, m.search)
+	return containsFold(string(r.obj.Spec.URL), m.search)
 }
 
 // Query returns up to limit links of namespace that match q, from position

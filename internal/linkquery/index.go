@@ -125,6 +125,8 @@ func (ix *Index) space(namespace string) *space {
 func (ix *Index) recordOf(sp *space, l *kurzv1alpha1.Link) record {
 	r := record{
 		obj:     l,
+		key:     l.Spec.Key,
+		url:     string(l.Spec.URL),
 		created: ix.createdAt(l).UnixMicro(),
 		updated: ix.updatedAt(l).UnixMicro(),
 		clicks:  l.Status.Clicks,

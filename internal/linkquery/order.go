@@ -57,7 +57,7 @@ func (o *order) compare(a, b *cand) int {
 		return 1
 	}
 	if o.byKey && (a.longKey || b.longKey) {
-		if c := strings.Compare(o.recs[a.slot].obj.Spec.Key, o.recs[b.slot].obj.Spec.Key); c != 0 {
+		if c := strings.Compare(o.recs[a.slot].key, o.recs[b.slot].key); c != 0 {
 			return o.direct(c)
 		}
 	}

@@ -201,7 +201,7 @@ func (m *matcher) tagsMatch(s *tagSet) bool {
 
 // searchMatches looks for the search in the hostname (by its id), the key
 // and the URL. A key of at most 8 bytes is read from the record's prefix,
-// already in cache.
+// already in cache, so a search costs one cache miss a link (its URL).
 func (m *matcher) searchMatches(r *record) bool {
 	if r.domain != 0 {
 		if m.searchDomain[r.domain] {
@@ -213,17 +213,13 @@ func (m *matcher) searchMatches(r *record) bool {
 	if r.flags&longKey == 0 {
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], r.keyPfx)
-		n := 0
-		for n < len(b) && b[n] != 0 {
-			n++
-		}
-		if containsFold(string(b[:n]), m.search) {
+		if containsFold(string(b[:len(r.key)]), m.search) {
 			return true
 		}
-	} else if containsFold(r.obj.Spec.Key, m.search) {
+	} else if containsFold(r.key, m.search) {
 		return true
 	}
-	return containsFold(string(r.obj.Spec.URL), m.search)
+	return containsFold(r.url, m.search)
 }
 
 // Query returns up to limit links of namespace that match q, from position

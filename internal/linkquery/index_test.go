@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -250,6 +251,15 @@ func TestQueryWithCollidingHashes(t *testing.T) {
 	ix := New(createdAt, updatedAt)
 	ix.hash = func(uid types.UID) uint64 { return uint64(uid[len(uid)-1] % 4) }
 	checkAgainstBruteForce(t, ix)
+}
+
+// TestQueryScannedInParallel is the same with scans split among 4
+// goroutines from 50 links on.
+func TestQueryScannedInParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(n int) { scanChunk = n }(scanChunk)
+	scanChunk = 50
+	checkAgainstBruteForce(t, New(createdAt, updatedAt))
 }
 
 func checkAgainstBruteForce(t *testing.T, ix *Index) {

@@ -2,7 +2,9 @@ package linkquery
 
 import (
 	"encoding/binary"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -238,13 +240,8 @@ func (ix *Index) Query(namespace string, q Query, offset, limit int) (links []*k
 	}
 	buf := ix.scratch(len(sp.recs))
 	defer ix.cands.Put(buf)
-	cs := (*buf)[:0]
 	asc := q.Sort.ascending()
-	for i := range sp.recs {
-		if r := &sp.recs[i]; m.match(r) {
-			cs = append(cs, candOf(r, int32(i), q.Sort.By, asc))
-		}
-	}
+	cs := scan(sp.recs, m, q.Sort.By, asc, (*buf)[:len(sp.recs)])
 	*buf = cs
 	total = len(cs)
 	if offset < 0 {
@@ -261,6 +258,45 @@ func (ix *Index) Query(namespace string, q Query, offset, limit int) (links []*k
 		links = append(links, sp.recs[cs[i].slot].obj)
 	}
 	return links, total
+}
+
+// scanChunk is how many records one goroutine of a scan takes: below it
+// a goroutine costs more than it saves. (A variable for the tests.)
+var scanChunk = 16384
+
+// scan returns the candidates of the records m matches, in out (which
+// holds len(recs)). A large namespace is scanned by up to GOMAXPROCS
+// goroutines (at most 4), each filling its own part of out, and the parts
+// are then moved together: a search of 100 000 links reads a cache line
+// per link, and two cores wait for twice as many at once.
+func scan(recs []record, m *matcher, by Field, asc bool, out []cand) []cand {
+	workers := min(runtime.GOMAXPROCS(0), 4, len(recs)/scanChunk)
+	if workers <= 1 {
+		return scanRange(recs, 0, len(recs), m, by, asc, out[:0])
+	}
+	parts := make([][]cand, workers)
+	size := (len(recs) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*size, min((w+1)*size, len(recs))
+		wg.Go(func() { parts[w] = scanRange(recs, lo, hi, m, by, asc, out[lo:lo:hi]) })
+	}
+	wg.Wait()
+	n := len(parts[0])
+	for _, p := range parts[1:] {
+		n += copy(out[n:], p)
+	}
+	return out[:n]
+}
+
+// scanRange appends the candidates of recs[lo:hi] that m matches to out.
+func scanRange(recs []record, lo, hi int, m *matcher, by Field, asc bool, out []cand) []cand {
+	for i := lo; i < hi; i++ {
+		if r := &recs[i]; m.match(r) {
+			out = append(out, candOf(r, int32(i), by, asc))
+		}
+	}
+	return out
 }
 
 // scratch returns a candidate buffer of capacity n or more.

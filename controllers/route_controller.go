@@ -30,6 +30,9 @@ import (
 type routeStore interface {
 	// kind is the per-Domain object's kind, for messages.
 	kind() string
+	// name is the name of the per-Domain object of the Domain
+	// namespace/name, in kurz's namespace.
+	name(namespace, name string) string
 	// noun names what serves the hostname in TLSReady's messages.
 	noun() string
 	// newObject is an empty per-Domain object to read into.
@@ -62,7 +65,7 @@ type routeStore interface {
 // the redirect Service and cert-manager (through the annotations) issues
 // its certificate. It also sets the Domain's TLSReady condition. Requests
 // are Domain keys; the object of a Domain is found by name
-// (routing.IngressName), so one whose Domain is gone, even while kurz was
+// (routeStore.name), so one whose Domain is gone, even while kurz was
 // down, is removed when its informer lists it on start.
 type RouteReconciler struct {
 	client.Client
@@ -122,7 +125,7 @@ func (r *RouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 
 	var existing client.Object
-	key := types.NamespacedName{Namespace: r.Namespace, Name: routing.IngressName(req.Namespace, req.Name)}
+	key := types.NamespacedName{Namespace: r.Namespace, Name: r.routes.name(req.Namespace, req.Name)}
 	existingHost := ""
 	obj := r.routes.newObject()
 	switch err := r.Get(ctx, key, obj); {

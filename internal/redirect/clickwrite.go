@@ -97,19 +97,32 @@ type clickPatch struct {
 // write adds delta to the Link's status.clicks with a merge patch that only
 // applies to the version it was computed from; on a conflict (another replica
 // wrote first) it re-reads from the API and tries again.
+//
+// A conflict does not prove the patch was not applied: client-go sends a
+// patch again after a 429 or a 5xx with Retry-After, and if the first copy
+// was applied, the copy sent again conflicts with it. So after a conflict
+// the Link read again is searched for the patch's marker first.
 func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) error {
 	key := types.NamespacedName{Namespace: c.namespace, Name: c.name}
 	reader := f.cached
+	var conflicted *unsureWrite // the patch that got the conflict
 	for attempt := 0; ; attempt++ {
 		var l kurzv1alpha1.Link
 		if err := f.get(ctx, reader, key, &l); err != nil {
 			if apierrors.IsNotFound(err) {
 				return errLinkGone
 			}
+			if conflicted != nil {
+				// Applied or not: only a read tells, later.
+				return &unknownOutcome{write: conflicted, err: fmt.Errorf("read link after a conflict: %w", err)}
+			}
 			return fmt.Errorf("read link: %w", err)
 		}
 		if l.UID != c.uid {
 			return errLinkGone
+		}
+		if conflicted != nil && hasMarker(&l, conflicted.Writer) {
+			return nil // applied, and its retry conflicted with it
 		}
 		u := f.patchFor(&l, delta, last)
 		err := f.send(ctx, &l, u.Patch)
@@ -120,6 +133,10 @@ func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) erro
 			return errLinkGone
 		case apierrors.IsConflict(err) && attempt < maxConflictRetries:
 			reader = f.live
+			conflicted = u
+		case apierrors.IsConflict(err):
+			// Out of retries, and this copy may be applied (see above).
+			return &unknownOutcome{write: u, err: err}
 		case rejected(err):
 			return fmt.Errorf("patch link status: %w", err)
 		default:
@@ -226,10 +243,8 @@ func (f *flusher) settle(ctx context.Context, c *counter, u *unsureWrite) (appli
 		case err != nil:
 			return false, fmt.Errorf("read link: %w", err)
 		}
-		for _, w := range l.Status.ClickWriters {
-			if w.ID == u.Writer.ID && w.Seq == u.Writer.Seq {
-				return true, nil
-			}
+		if hasMarker(&l, u.Writer) {
+			return true, nil
 		}
 		if l.ResourceVersion != u.ResourceVersion {
 			if p := l.Status.ClickWritersPrunedThrough; p != nil && !u.Writer.Time.After(p.Time) {
@@ -255,4 +270,15 @@ func (f *flusher) settle(ctx context.Context, c *counter, u *unsureWrite) (appli
 			return false, fmt.Errorf("send an unknown click write again: %w", err)
 		}
 	}
+}
+
+// hasMarker reports whether l carries the marker w: the write that carried
+// it was applied.
+func hasMarker(l *kurzv1alpha1.Link, w kurzv1alpha1.ClickWriter) bool {
+	for _, m := range l.Status.ClickWriters {
+		if m.ID == w.ID && m.Seq == w.Seq {
+			return true
+		}
+	}
+	return false
 }

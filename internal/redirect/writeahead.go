@@ -41,7 +41,9 @@ type planned struct {
 // A round that sent nothing (an outage) checkpoints at its end instead. So
 // a round costs one atomic spool write, and the removal once done. A patch
 // rejected with a Conflict is not computed again in the same round (that
-// would need another write ahead): its clicks wait one flush interval.
+// would need another write ahead): it stays an unsure write (its retry may
+// conflict with its own applied first copy), settled by the next round, so
+// its clicks wait one flush interval.
 func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed int) {
 	log := ctrl.LoggerFrom(ctx).WithName("clicks")
 	batch := f.q.take()
@@ -117,6 +119,12 @@ func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed
 		flushFailures.Inc()
 		log.V(1).Info("click flush failed; kept", "link", types.NamespacedName{Namespace: p.c.namespace, Name: p.c.name}, "clicks", p.u.Delta, "error", err.Error())
 		switch {
+		case apierrors.IsConflict(err):
+			// Not proof it was not applied: client-go sends a patch again
+			// after a 429 or a 5xx with Retry-After, and the copy sent
+			// again conflicts with an applied first one. It stays unsure:
+			// the next round finds its marker, or writes its clicks again.
+			p.c.requeue(0, p.u.Last)
 		case errors.Is(err, errNotSent) || rejected(err):
 			f.unplan(p)
 		default:

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -75,6 +76,9 @@ type unsureWrite struct {
 	Last  int64 `json:"last"`
 	// Patch is the merge patch, byte for byte.
 	Patch json.RawMessage `json:"patch"`
+	// refusals counts the times kube-apiserver refused the patch sent
+	// again at its unchanged precondition (see settle); not spooled.
+	refusals int
 }
 
 // clickPatch is the only part of the Link a flush writes: the counters, this
@@ -265,11 +269,42 @@ func (f *flusher) settle(ctx context.Context, c *counter, u *unsureWrite) (appli
 			// u, or someone else, got there first: the next read tells.
 		case apierrors.IsNotFound(err):
 			return false, errLinkGone
+		case refusedForGood(err):
+			// The same bytes at the same resourceVersion get the same
+			// answer every time (a schema or an authorization that changed
+			// since it was first sent): held, it would keep its clicks, the
+			// Link's later ones and the spool forever.
+			u.refusals++
+			if u.refusals >= maxRefusals {
+				f.dropped(reasonRefused, u.Delta)
+				ctrl.LoggerFrom(ctx).WithName("clicks").Error(err,
+					"giving up an unanswered click write that kube-apiserver refuses at an unchanged resourceVersion; its clicks are dropped (and were not applied, unless its first copy is still in flight)",
+					"link", key, "clicks", u.Delta, "refusals", u.refusals, "sent", u.Writer.Time.Time)
+				return false, errGivenUp
+			}
+			return false, fmt.Errorf("send an unknown click write again (refused %d of %d times before it is given up): %w", u.refusals, maxRefusals, err)
 		default:
 			// Even a rejection leaves the first copy of u in flight.
 			return false, fmt.Errorf("send an unknown click write again: %w", err)
 		}
 	}
+}
+
+// maxRefusals is how many times in a row kube-apiserver may refuse an
+// unanswered click write sent again at its unchanged precondition before
+// the write is given up: a flush round sends it once, so at least ten
+// flush intervals.
+const maxRefusals = 10
+
+// errGivenUp: settle gave up an unanswered write (counted and logged); its
+// clicks are not written again.
+var errGivenUp = errors.New("unanswered click write given up")
+
+// refusedForGood reports whether err refuses a request for what it is (its
+// body, its sender), so that the same request would be refused again.
+func refusedForGood(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsRequestEntityTooLargeError(err) || apierrors.IsMethodNotSupported(err)
 }
 
 // hasMarker reports whether l carries the marker w: the write that carried

@@ -170,6 +170,8 @@ func (f *flusher) prepare(ctx context.Context, c *counter, delta, last int64, fi
 		case errors.Is(err, errLinkGone):
 			delete(f.unsure, c.uid)
 			return nil, err
+		case errors.Is(err, errGivenUp):
+			applied = true // dropped: not written again
 		case err != nil:
 			c.requeue(delta, last)
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -49,8 +50,11 @@ type spool struct {
 }
 
 // load reads the spool, if any, into q's counters (found with counterFor)
-// and the flusher's unsure writes. A file that does not parse is moved
-// aside to path.corrupt, logged, and otherwise ignored.
+// and the flusher's unsure writes. A file that cannot be read as a spool
+// (not JSON, another version) is kept aside whole (see keepCorrupt),
+// logged, and otherwise ignored. A file with some invalid entries is kept
+// aside whole too, and its valid entries are replayed: one bad entry must
+// not cost the clicks of the others.
 func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID, ns, name string) *counter) error {
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -59,17 +63,24 @@ func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID,
 	if err != nil {
 		return fmt.Errorf("read click spool: %w", err)
 	}
-	var sf spoolFile
-	if err := json.Unmarshal(b, &sf); err != nil || sf.Version != spoolVersion || !sf.valid() {
-		if err == nil {
-			err = fmt.Errorf("unknown version %d or incomplete entries", sf.Version)
+	sf, invalid, err := parseSpool(b)
+	if err != nil {
+		aside, kerr := s.keepCorrupt(b)
+		if kerr == nil {
+			kerr = s.remove()
 		}
-		aside := s.path + ".corrupt"
-		if rerr := os.Rename(s.path, aside); rerr != nil {
-			return fmt.Errorf("click spool %s is corrupt (%v) and cannot be moved aside: %w", s.path, err, rerr)
+		if kerr != nil {
+			return fmt.Errorf("click spool %s is corrupt (%v) and cannot be moved aside: %w", s.path, err, kerr)
 		}
 		log.Error(err, "click spool is corrupt: moved aside, its clicks are not replayed", "path", aside)
 		return nil
+	}
+	if invalid > 0 {
+		aside, kerr := s.keepCorrupt(b)
+		if kerr != nil {
+			return fmt.Errorf("click spool %s has %d invalid entries and cannot be copied aside: %w", s.path, invalid, kerr)
+		}
+		log.Error(nil, "click spool has invalid entries: the file is copied aside, its valid entries are replayed", "path", aside, "invalid", invalid, "valid", len(sf.Links))
 	}
 	var clicks int64
 	for _, l := range sf.Links {
@@ -86,18 +97,86 @@ func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID,
 	if !s.onDisk {
 		return s.remove()
 	}
+	if invalid > 0 {
+		// Only the valid entries from now on: the copy aside has the rest.
+		if _, _, err := s.checkpoint(f); err != nil {
+			return fmt.Errorf("rewrite the click spool without its invalid entries: %w", err)
+		}
+	}
 	return nil
 }
 
-func (sf *spoolFile) valid() bool {
-	for _, l := range sf.Links {
-		if l.UID == "" || l.Namespace == "" || l.Name == "" || l.Clicks < 0 ||
-			(l.Unsure != nil && (l.Unsure.Writer.ID == "" || l.Unsure.ResourceVersion == "" || len(l.Unsure.Patch) == 0 || l.Unsure.Delta < 0)) {
-			return false
-		}
+// parseSpool reads a spool file: its valid entries, and how many it had
+// that are not (incomplete, of the wrong types, a second one of a Link). An
+// error means the file as a whole is not a spool.
+func parseSpool(b []byte) (sf spoolFile, invalid int, err error) {
+	var raw struct {
+		Version int               `json:"version"`
+		Written time.Time         `json:"written"`
+		Links   []json.RawMessage `json:"links"`
 	}
-	return true
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return sf, 0, err
+	}
+	if raw.Version != spoolVersion {
+		return sf, 0, fmt.Errorf("unknown version %d", raw.Version)
+	}
+	sf.Version, sf.Written = raw.Version, raw.Written
+	seen := make(map[types.UID]bool, len(raw.Links))
+	for _, r := range raw.Links {
+		var l spoolLink
+		if json.Unmarshal(r, &l) != nil || !l.valid() || seen[l.UID] {
+			invalid++
+			continue
+		}
+		seen[l.UID] = true
+		sf.Links = append(sf.Links, l)
+	}
+	return sf, invalid, nil
 }
+
+func (l *spoolLink) valid() bool {
+	return l.UID != "" && l.Namespace != "" && l.Name != "" && l.Clicks >= 0 &&
+		(l.Unsure == nil || (l.Unsure.Writer.ID != "" && l.Unsure.ResourceVersion != "" && len(l.Unsure.Patch) > 0 && l.Unsure.Delta >= 0))
+}
+
+// keepCorrupt writes b, a spool that did not load whole, next to the spool
+// as <path>.corrupt, or <path>.corrupt.N for the first N free: an earlier
+// one is never overwritten. The file and its directory entry are synced.
+func (s *spool) keepCorrupt(b []byte) (string, error) {
+	for n := range maxCorrupt {
+		name := s.path + ".corrupt"
+		if n > 0 {
+			name += "." + strconv.Itoa(n)
+		}
+		fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = fh.Write(b)
+		if err == nil {
+			err = fh.Sync()
+		}
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = syncDir(filepath.Dir(s.path))
+		}
+		if err != nil {
+			_ = os.Remove(name) // half a copy is no copy
+			return "", err
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("%d corrupt copies of the click spool are kept already: remove some", maxCorrupt)
+}
+
+// maxCorrupt bounds the names keepCorrupt tries.
+const maxCorrupt = 1000
 
 // written is called after a flush round that left nothing behind: what the
 // spool holds is all stored (or, for clicks counted during the round, held

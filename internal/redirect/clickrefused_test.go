@@ -35,7 +35,7 @@ func TestRefusedUnsureWriteIsGivenUp(t *testing.T) {
 			f := newFlusher(q, k8s, k8s, 100)
 			path := filepath.Join(t.TempDir(), "clicks.spool")
 			if durable {
-				f.spool = &spool{path: path}
+				f.spool = newSpool(path, DefaultOptions().ClickSpoolSizeLimit)
 			}
 
 			u := f.patchFor(l, 3, time.Now().UnixNano())

@@ -32,7 +32,8 @@ func TestRetriedClickPatchCountsOnce(t *testing.T) {
 			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
 			f := newFlusher(q, pc, pc, 100)
 			if durable {
-				f.spool = &spool{path: filepath.Join(t.TempDir(), "clicks.spool"), onDisk: true}
+				f.spool = newSpool(filepath.Join(t.TempDir(), "clicks.spool"), DefaultOptions().ClickSpoolSizeLimit)
+				f.spool.onDisk = true
 			}
 
 			for range 3 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -47,6 +48,15 @@ type spool struct {
 	// (see flushDurable) and rewrites it; a round that writes everything
 	// removes it.
 	onDisk bool
+	// limit is the size limit of the spool's volume, cap the largest file
+	// the spool may be (see spoolCap, measure).
+	limit, cap int64
+	log        logr.Logger
+	// drops rate-limits the log line of the clicks dropped for a full spool;
+	// dropLinks and dropClicks are those not logged yet.
+	drops      rate.Sometimes
+	dropLinks  int
+	dropClicks int64
 }
 
 // load reads the spool, if any, into q's counters (found with counterFor)
@@ -56,8 +66,10 @@ type spool struct {
 // aside whole too, and its valid entries are replayed: one bad entry must
 // not cost the clicks of the others.
 func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID, ns, name string) *counter) error {
+	s.log = log
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
+		s.measure(log)
 		return nil
 	}
 	if err != nil {
@@ -73,6 +85,7 @@ func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID,
 			return fmt.Errorf("click spool %s is corrupt (%v) and cannot be moved aside: %w", s.path, err, kerr)
 		}
 		log.Error(err, "click spool is corrupt: moved aside, its clicks are not replayed", "path", aside)
+		s.measure(log)
 		return nil
 	}
 	if invalid > 0 {
@@ -82,6 +95,7 @@ func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID,
 		}
 		log.Error(nil, "click spool has invalid entries: the file is copied aside, its valid entries are replayed", "path", aside, "invalid", invalid, "valid", len(sf.Links))
 	}
+	s.measure(log)
 	var clicks int64
 	for _, l := range sf.Links {
 		c := counterFor(l.UID, l.Namespace, l.Name)
@@ -227,16 +241,16 @@ func (s *spool) save(f *flusher) (links int, clicks int64, err error) {
 // write writes the pending counts (taken from the queue with take, else
 // only read) and the unsure writes, or removes the file if there are none.
 func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error) {
-	byUID := map[types.UID]*spoolLink{}
-	var order []types.UID
-	add := func(uid types.UID, ns, name string) *spoolLink {
-		l := byUID[uid]
-		if l == nil {
-			l = &spoolLink{UID: uid, Namespace: ns, Name: name}
-			byUID[uid] = l
-			order = append(order, uid)
+	byUID := map[types.UID]*spoolEntry{}
+	var entries []*spoolEntry
+	add := func(uid types.UID, ns, name string) *spoolEntry {
+		e := byUID[uid]
+		if e == nil {
+			e = &spoolEntry{link: spoolLink{UID: uid, Namespace: ns, Name: name}}
+			byUID[uid] = e
+			entries = append(entries, e)
 		}
-		return l
+		return e
 	}
 	var queued []*counter
 	if take {
@@ -260,31 +274,55 @@ func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error
 		if n == 0 {
 			continue
 		}
-		l := add(c.uid, c.namespace, c.name)
-		l.Clicks += n
-		l.Last = max(l.Last, c.last.Load())
-		clicks += n
+		e := add(c.uid, c.namespace, c.name)
+		e.link.Clicks += n
+		e.link.Last = max(e.link.Last, c.last.Load())
+		if !take {
+			e.c, e.n = c, e.n+n
+		}
 	}
 	for uid, u := range f.unsure {
-		add(uid, u.Namespace, u.Name).Unsure = u
-		clicks += u.Delta
+		add(uid, u.Namespace, u.Name).link.Unsure = u
 	}
-	if len(order) == 0 {
+	if len(entries) == 0 {
 		return 0, 0, s.remove()
 	}
-	sf := spoolFile{Version: spoolVersion, Written: time.Now().UTC()}
-	for _, uid := range order {
-		sf.Links = append(sf.Links, *byUID[uid])
-	}
-	b, err := json.Marshal(&sf)
+	// The file is written as json.Marshal(&spoolFile{...}) would write it,
+	// entry by entry, so that each entry's size is known to fit it.
+	written, err := json.Marshal(time.Now().UTC())
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := writeFileAtomic(s.path, b); err != nil {
+	head := fmt.Appendf(nil, `{"version":%d,"written":%s,"links":[`, spoolVersion, written)
+	const tail = "]}"
+	for _, e := range entries {
+		if e.json, err = json.Marshal(&e.link); err != nil {
+			return 0, 0, err
+		}
+	}
+	keep, drop := s.fit(entries, int64(len(head)+len(tail)))
+	b := head
+	for i, e := range keep {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e.json...)
+		clicks += e.clicks()
+	}
+	b = append(b, tail...)
+	if len(keep) == 0 {
+		err = s.remove()
+	} else {
+		err = writeFileAtomic(s.path, b)
+	}
+	if err != nil {
 		return 0, 0, err
 	}
-	s.onDisk = true
-	return len(order), clicks, nil
+	s.onDisk = len(keep) > 0
+	if len(drop) > 0 {
+		s.giveUp(f, drop, take)
+	}
+	return len(keep), clicks, nil
 }
 
 func writeFileAtomic(path string, b []byte) error {

@@ -24,16 +24,18 @@ import (
 // challenge value derives from it). It checks DNS only when a check is due,
 // so a reconcile caused by anything else changes nothing; every Domain is
 // checked, owner or not, as its TXT record can move the hostname to it.
-// lock reports that the pass stamped timestamps, set the token or began a
-// claim, which must be written under an optimistic lock. On a failed DNS
-// check the proof stays and the check is retried on schedule
-// (observedGeneration stays behind).
+// lock reports that the pass stamped timestamps, set the token, or began a
+// claim or changed whether it is contested, which must be written under an
+// optimistic lock. On a failed DNS check the proof stays and the check is
+// retried on schedule (observedGeneration stays behind).
 func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, namespaceUID types.UID, now time.Time) (ctrl.Result, bool) {
 	lock := timestamps.StampDomain(d, now)
 	if claims.SetChallenge(d, namespaceUID) {
 		lock = true
 	}
-	if claims.Begin(d, claimants, now) {
+	// Begin a claim, or decide again whether the current one is contested
+	// (claims recorded by an earlier kurz heal here).
+	if claims.Begin(d, claimants, now) || claims.Review(d, claimants, now) {
 		lock = true
 	}
 

@@ -44,8 +44,8 @@ type conn struct {
 	bell       chan wakeReason // wakes the goroutine waiting in Server.wait
 	prev, next *conn
 	list       *connList
-	deadline   int64 // unix nanoseconds: closed if still waiting or parked then
-	lingerEnd  int64 // unix nanoseconds: parked if still waiting then
+	deadline   int64 // on the deadline clock (clock.go): closed if still waiting or parked then
+	lingerEnd  int64 // on the deadline clock: parked if still waiting then
 }
 
 // connState is who holds a connection.

@@ -196,7 +196,7 @@ func (s *Server) wait(c *conn) wakeReason {
 	if c.served {
 		timeout = s.o.IdleTimeout
 	}
-	now := time.Now().UnixNano()
+	now := monoNow()
 	s.mu.Lock()
 	if c.ready.Load() || s.closing.Load() {
 		s.mu.Unlock()
@@ -249,8 +249,8 @@ func (s *Server) sweepLoop() {
 		select {
 		case <-s.stopSweep:
 			return
-		case now := <-t.C:
-			s.sweep(now.UnixNano())
+		case now := <-t.C: // a time with a monotonic reading
+			s.sweep(monoAt(now))
 		}
 	}
 }

@@ -95,7 +95,7 @@ func parkConns(t *testing.T, ts *testServer, n int) []*client {
 	}
 	g.Eventually(ts.Parked, 10*time.Second).Should(Equal(n))
 	g.Eventually(func() int {
-		ts.sweep(time.Now().UnixNano() + int64(ts.o.Linger))
+		ts.sweep(monoNow() + int64(ts.o.Linger))
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		return ts.idle.n

@@ -1,0 +1,294 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kurz-dev/kurz/internal/importer"
+)
+
+// Summary is what an import through the API did.
+type Summary struct {
+	// Created and Present count the links created and those whose key was
+	// already taken in the workspace.
+	Created, Present int
+	// PresentAt names the links already present, in source order.
+	PresentAt []string
+	// Failed are the links the API refused, with its answer.
+	Failed []Failure
+	// Unsent counts the links not sent because the import stopped.
+	Unsent  int
+	Elapsed time.Duration
+}
+
+// Failure is a link the API refused.
+type Failure struct {
+	At, Address, Reason string
+}
+
+// Progress says where progress goes and whether it is a terminal.
+type Progress struct {
+	W        io.Writer
+	Terminal bool
+}
+
+// Create creates links through the bulk API, paced to the caller's rate
+// limit. The Summary is returned even with an error (the import stopped:
+// a token refused, retries exhausted, ctx ended): it says what was done
+// before.
+func Create(ctx context.Context, links []importer.Link, o Options, out Progress) (*Summary, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.API == "" {
+		return nil, errors.New("--api: required")
+	}
+	token, err := readToken(o.TokenFile)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{
+		links:    links,
+		opts:     o,
+		client:   newClient(o, token),
+		pacer:    newPacer(o.BatchSize, time.Now),
+		outcomes: make([]outcome, len(links)),
+		reasons:  make([]string, len(links)),
+		answered: make([]bool, len(links)),
+	}
+	r.progress = newProgress(out.W, out.Terminal, o.ProgressInterval, len(links), r.pacer.pace)
+	start := time.Now()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for range o.Concurrency {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				lo, hi, ok := r.take()
+				if !ok {
+					return
+				}
+				if err := r.send(ctx, lo, hi); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	r.progress.finish()
+	s := r.summary(time.Since(start))
+	if err := context.Cause(ctx); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// run is one import through the API.
+type run struct {
+	links    []importer.Link
+	opts     Options
+	client   *client
+	pacer    *pacer
+	progress *progress
+
+	mu       sync.Mutex
+	next     int
+	outcomes []outcome
+	reasons  []string
+	answered []bool
+}
+
+// take hands out the next batch.
+func (r *run) take() (lo, hi int, ok bool) {
+	n := r.pacer.batch()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.next >= len(r.links) {
+		return 0, 0, false
+	}
+	lo, hi = r.next, min(r.next+n, len(r.links))
+	r.next = hi
+	return lo, hi, true
+}
+
+// send creates links[lo:hi] in one request, waiting for the rate limit,
+// retrying what may be retried and splitting a batch that is too large.
+func (r *run) send(ctx context.Context, lo, hi int) error {
+	n := hi - lo
+	if n > r.pacer.batch() {
+		return r.sendChunks(ctx, lo, hi) // batches shrank meanwhile
+	}
+	items := make([]item, n)
+	for i := range items {
+		items[i] = newItem(r.links[lo+i])
+	}
+	failures, limited := 0, 0
+	for {
+		if err := r.pacer.wait(ctx, n); err != nil {
+			return err
+		}
+		rep, err := r.client.post(ctx, items)
+		status := rep.status
+		retry := err != nil || status == http.StatusTooManyRequests || status >= 500
+		if err != nil || status >= 500 {
+			failures++
+		}
+		if status == http.StatusTooManyRequests {
+			limited++
+		}
+		r.pacer.done(n, status, rep.header, failures)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil && failures > r.opts.Retries:
+			return fmt.Errorf("POST %s: %w (tried %d times)", r.client.url, err, failures)
+		case status >= 500 && failures > r.opts.Retries:
+			return fmt.Errorf("POST %s answered %d: %s (tried %d times)", r.client.url, status, rep.message(), failures)
+		case status == http.StatusOK:
+			return r.record(lo, hi, rep)
+		case status == http.StatusRequestEntityTooLarge && n > 1,
+			// A bucket smaller than the batch never pays for it: without
+			// rate-limit headers to say so, 429 after 429 does.
+			status == http.StatusTooManyRequests && limited >= 3 && n > 1:
+			r.pacer.shrink(n)
+			return r.sendChunks(ctx, lo, hi)
+		case retry:
+			r.progress.waiting(waitNote(err, rep))
+		default:
+			return fmt.Errorf("POST %s answered %d: %s", r.client.url, status, hint(status, rep.message()))
+		}
+	}
+}
+
+// sendChunks sends links[lo:hi] in batches of the current size, which a
+// 413 may lower on the way.
+func (r *run) sendChunks(ctx context.Context, lo, hi int) error {
+	for lo < hi {
+		next := min(lo+r.pacer.batch(), hi)
+		if err := r.send(ctx, lo, next); err != nil {
+			return err
+		}
+		lo = next
+	}
+	return nil
+}
+
+// record counts the outcomes of a 200 to links[lo:hi].
+func (r *run) record(lo, hi int, rep reply) error {
+	n := hi - lo
+	answers, err := rep.items(n)
+	if err != nil {
+		return err
+	}
+	outs := make([]outcome, len(answers))
+	r.mu.Lock()
+	for i, a := range answers {
+		outs[i] = a.outcome()
+		r.outcomes[lo+i], r.answered[lo+i] = outs[i], true
+		if outs[i] == failed {
+			r.reasons[lo+i] = a.reason()
+		}
+	}
+	r.mu.Unlock()
+	r.progress.add(outs)
+	return nil
+}
+
+func (r *run) summary(elapsed time.Duration) *Summary {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := &Summary{Elapsed: elapsed}
+	for i, l := range r.links {
+		switch {
+		case !r.answered[i]:
+			s.Unsent++
+		case r.outcomes[i] == created:
+			s.Created++
+		case r.outcomes[i] == present:
+			s.Present++
+			s.PresentAt = append(s.PresentAt, l.At+" ("+l.Domain+"/"+l.Key+")")
+		default:
+			s.Failed = append(s.Failed, Failure{At: l.At, Address: l.Domain + "/" + l.Key, Reason: r.reasons[i]})
+		}
+	}
+	return s
+}
+
+// waitNote says why a batch waits before it is sent again.
+func waitNote(err error, rep reply) string {
+	if err != nil {
+		return fmt.Sprintf("retrying after %v", err)
+	}
+	if ra := rep.header.Get("Retry-After"); ra != "" {
+		return fmt.Sprintf("answered %d, retrying after %ss (Retry-After)", rep.status, ra)
+	}
+	return fmt.Sprintf("answered %d, retrying", rep.status)
+}
+
+// hint explains an answer that stops the import.
+func hint(status int, msg string) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return msg + " (is the token an API token, kubectl create token SA --audience kurz, and still valid?)"
+	case http.StatusForbidden:
+		return msg + " (may the token's ServiceAccount create links.kurz.dev in its namespace?)"
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		return msg + " (is --api the API's base URL, and does it have the bulk API, POST /api/v1/links/bulk?)"
+	}
+	return msg
+}
+
+// readToken reads the token file: one token, surrounding space ignored.
+func readToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("--token-file %s is empty", path)
+	}
+	return token, nil
+}
+
+// WriteReport writes what the import did: counts, the links already
+// present and every failure (the first ones by name).
+func (s *Summary) WriteReport(w io.Writer) {
+	fmt.Fprintf(w, "Created %d links, %d already present, %d failed, in %s.\n",
+		s.Created, s.Present, len(s.Failed), s.Elapsed.Round(100*time.Millisecond))
+	if s.Unsent > 0 {
+		fmt.Fprintf(w, "Not sent: %d links (the import stopped; run it again to go on, nothing is created twice).\n", s.Unsent)
+	}
+	list(w, "Already present (their keys are taken in the workspace; not compared, not changed)", s.PresentAt)
+	failures := make([]string, len(s.Failed))
+	for i, f := range s.Failed {
+		failures[i] = fmt.Sprintf("%s (%s): %s", f.At, f.Address, f.Reason)
+	}
+	list(w, "Failed", failures)
+}
+
+// listed bounds the names a report lists one by one.
+const listed = 20
+
+func list(w io.Writer, title string, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s: %d\n", title, len(lines))
+	for i, l := range lines {
+		if i == listed {
+			fmt.Fprintf(w, "  ... and %d more\n", len(lines)-listed)
+			return
+		}
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+}

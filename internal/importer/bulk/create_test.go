@@ -98,7 +98,7 @@ func TestImportTwice(t *testing.T) {
 	g.Expect(sum.Present).To(Equal(249))
 	g.Expect(sum.Failed).To(HaveLen(1))
 	g.Expect(s.Links()).To(HaveLen(249))
-	g.Expect(len(s.Requests()) - before).To(Equal(3), "three batches: 100, 100, 50")
+	g.Expect(len(s.Requests())-before).To(Equal(3), "three batches: 100, 100, 50")
 }
 
 // TestPacesToTheRateLimit: items count against the caller's limit; the

@@ -59,7 +59,7 @@ func TestPacer(t *testing.T) {
 	p.inflight, p.reserved = 1, 10
 	p.done(10, http.StatusTooManyRequests, headers("Retry-After", "7", "X-RateLimit-Limit", "600", "X-RateLimit-Remaining", "0"), 0)
 	g.Expect(delayOf(g, p, 1, now)).To(Equal(7 * time.Second))
-	g.Expect(delayOf(g, p, 100, now)).To(Equal(10 * time.Second), "the bucket's wait when longer")
+	g.Expect(delayOf(g, p, 100, now)).To(Equal(10*time.Second), "the bucket's wait when longer")
 
 	// A smaller limit caps the batch.
 	p.inflight = 1

@@ -136,7 +136,7 @@ func dubDrops(l *Link, d dubLink) {
 		{"proxy", d.Proxy, whyPreview},
 		{"rewrite", d.Rewrite, "kurz redirects, it does not cloak links"},
 		{"doIndex", d.DoIndex, "kurz has no per-link indexing setting"},
-		{"folderId", d.FolderID.set(), "kurz has no folders (tags group links)"},
+		{"folderId", d.FolderID.set(), "kurz has no folders; tags group links"},
 		{"comments", d.Comments.set(), "kurz keeps no comments"},
 		{"archived", d.Archived, whyArchived},
 		{"trackConversion", d.TrackConversion, "kurz tracks no conversions"},

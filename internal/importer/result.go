@@ -73,8 +73,14 @@ func (r *Result) WriteReport(w io.Writer) {
 		width = max(width, len(f.Field))
 	}
 	for _, f := range fields {
-		fmt.Fprintf(w, "  %-*s  %6d %s  (%s)\n", width, f.Field, f.Links, plural(f.Links, "link", "links"), f.Why)
+		fmt.Fprintf(w, "  %-*s  %6d %-5s  (%s)\n", width, f.Field, f.Links, plural(f.Links, "link", "links"), f.Why)
 	}
+}
+
+// WriteInvalid lists the invalid records, for an import that stops on
+// them.
+func (r *Result) WriteInvalid(w io.Writer) {
+	writeProblems(w, "Invalid", r.Invalid)
 }
 
 // writeProblems lists problems under a title, the first maxListed by name.

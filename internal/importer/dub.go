@@ -10,9 +10,11 @@ import (
 // Dub, read from dubinc/dub at 1de955f782a72e1eff7b201ae54a909d5ceb5722
 // (2026-08-21; the repository has no release tags):
 //
-//   - dub-json: pages of GET /api/links (https://dub.co/docs/api-reference/
-//     endpoint/retrieve-a-list-of-links), each a list of Link objects as
-//     apps/web/lib/zod/schemas/links.ts (LinkSchema) defines them: domain,
+//   - dub-json: pages of the API's list of links, GET
+//     https://api.dub.co/links (apps/web/app/api/links/route.ts; API
+//     reference https://dub.co/docs/api-reference/introduction), each a list
+//     of Link objects as apps/web/lib/zod/schemas/links.ts (LinkSchema)
+//     defines them and lib/api/links/utils/transform-link.ts shapes them: domain,
 //     key, url, ios, android, utm_source..utm_content, externalId (a
 //     string), password (the plaintext Dub keeps), expiresAt, expiredUrl,
 //     tags [{id, name, color}], and fields kurz has no place for (geo,

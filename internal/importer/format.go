@@ -47,13 +47,14 @@ var formats = []format{
 	{name: FormatShlinkCSV, what: "Shlink web client export (short_urls.csv), or shlink-importer's CSV", csv: parseShlinkCSV},
 	{name: FormatKuttJSON, what: "Kutt API v2 links list pages (GET /api/v2/links)", json: parseKuttJSON},
 	{name: FormatBitlyJSON, what: "Bitly API v4 bitlinks pages (GET /v4/groups/{group_guid}/bitlinks)", json: parseBitlyJSON},
-	{name: FormatDubJSON, what: "Dub API links list (GET /api/links)", json: parseDubJSON},
+	{name: FormatDubJSON, what: "Dub API links list pages (GET https://api.dub.co/links)", json: parseDubJSON},
 	{name: FormatDubCSV, what: "Dub links export (Export links, CSV)", csv: parseDubCSV},
 }
 
 // Formats returns the names of the formats, auto first.
 func Formats() []Format {
-	out := []Format{FormatAuto}
+	out := make([]Format, 0, len(formats)+1)
+	out = append(out, FormatAuto)
 	for _, f := range formats {
 		out = append(out, f.name)
 	}

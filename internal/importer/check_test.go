@@ -64,6 +64,16 @@ func TestDuplicateDomainAndKey(t *testing.T) {
 	g.Expect(r.Invalid).To(ConsistOf(Problem{At: "line 3", Reason: "go.example.com/k is already the link of line 2"}))
 }
 
+func TestKurzCSVWithoutDomainColumn(t *testing.T) {
+	g := NewWithT(t)
+	o := DefaultOptions()
+	o.Domain = "go.example.com"
+	r, err := Parse([]byte("key,url\ndocs,https://example.com/\n"), o)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(r.Format).To(Equal(FormatCSV))
+	g.Expect(r.Links).To(Equal([]Link{{At: "line 2", Domain: "go.example.com", Key: "docs", URL: "https://example.com/"}}))
+}
+
 func TestUnreadableSources(t *testing.T) {
 	tests := []struct {
 		name, src string

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -62,6 +64,9 @@ func Create(ctx context.Context, links []importer.Link, o Options, out Progress)
 		outcomes: make([]outcome, len(links)),
 		reasons:  make([]string, len(links)),
 		answered: make([]bool, len(links)),
+	}
+	if plainHTTP(o.API) {
+		fmt.Fprintf(out.W, "kurz import: warning: %s is plain http: the token and any passwords cross the network unencrypted\n", o.API)
 	}
 	r.progress = newProgress(out.W, out.Terminal, o.ProgressInterval, len(links), r.pacer.pace)
 	start := time.Now()
@@ -245,6 +250,20 @@ func hint(status int, msg string) string {
 		return msg + " (is --api the API's base URL, and does it have the bulk API, POST /api/v1/links/bulk?)"
 	}
 	return msg
+}
+
+// plainHTTP reports whether api is http to another machine (loopback,
+// such as kurz dev's API, never leaves it).
+func plainHTTP(api string) bool {
+	u, err := url.Parse(api)
+	if err != nil || u.Scheme != "http" {
+		return false
+	}
+	if u.Hostname() == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip == nil || !ip.IsLoopback()
 }
 
 // readToken reads the token file: one token, surrounding space ignored.

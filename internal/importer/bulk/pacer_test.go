@@ -128,3 +128,17 @@ func TestOptionsValidate(t *testing.T) {
 		{Name: "timeout", Edit: func(o *Options) { o.RequestTimeout = 0 }, Error: "--request-timeout"},
 	})
 }
+
+func TestPlainHTTP(t *testing.T) {
+	g := NewWithT(t)
+	for api, want := range map[string]bool{
+		"http://kurz.example.com":  true,
+		"http://10.0.0.1:8080":     true,
+		"https://kurz.example.com": false,
+		"http://127.0.0.1:8080":    false,
+		"http://[::1]:8080":        false,
+		"http://localhost:8080":    false,
+	} {
+		g.Expect(plainHTTP(api)).To(Equal(want), api)
+	}
+}

@@ -144,6 +144,9 @@ func importLinks(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		s.WriteReport(stderr)
 		failed = err
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			failed = errors.New("interrupted")
+		}
 		if failed == nil && len(s.Failed) > 0 {
 			failed = fmt.Errorf("the API refused %d links (listed above)", len(s.Failed))
 		}

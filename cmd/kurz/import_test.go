@@ -137,3 +137,24 @@ func TestImportThroughTheAPI(t *testing.T) {
 	g.Expect(stderr).To(ContainSubstring("Failed: 2\n  item 1 (dub.sh/launch): 422 The selected domain is invalid."))
 	g.Expect(stderr).To(ContainSubstring("Not carried over"))
 }
+
+// TestImportInterrupted: Ctrl-C (the context's end) stops the import; the
+// report still says what was not sent.
+func TestImportInterrupted(t *testing.T) {
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The first answer is a 429 (Retry-After: 1); interrupted meanwhile.
+	s := bulktest.New(t, func(s *bulktest.Server) {
+		s.ThrottleFirst = true
+		s.Answered = func(bulktest.Request) { cancel() }
+	})
+	token := filepath.Join(t.TempDir(), "token")
+	g.Expect(os.WriteFile(token, []byte(s.Token), 0o600)).To(Succeed())
+	var stdout, stderr bytes.Buffer
+	err := importLinks(ctx, []string{"--api", s.URL, "--token-file", token, testdata("kurz.csv")}, nil, &stdout, &stderr, false)
+	g.Expect(err).To(MatchError("interrupted"))
+	g.Expect(stderr.String()).To(ContainSubstring("Created 0 links, 0 already present, 0 failed"))
+	g.Expect(stderr.String()).To(ContainSubstring("Not sent: 3 links (the import stopped; run it again to go on, nothing is created twice)."))
+	g.Expect(s.Links()).To(BeEmpty())
+}

@@ -40,6 +40,9 @@ type Server struct {
 	ThrottleFirst bool
 	// MaxItems answers 413 to a larger body (0: only the contract's 100).
 	MaxItems int
+	// Answered, when set, is called after each answer (tests interrupt an
+	// import with it).
+	Answered func(Request)
 
 	mu       sync.Mutex
 	bucket   *rate.Limiter
@@ -101,10 +104,14 @@ type errorBody struct {
 }
 
 func (s *Server) answer(w http.ResponseWriter, items, status int, body any) {
-	s.requests = append(s.requests, Request{At: time.Now(), Items: items, Status: status})
+	req := Request{At: time.Now(), Items: items, Status: status}
+	s.requests = append(s.requests, req)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
+	if s.Answered != nil {
+		s.Answered(req)
+	}
 }
 
 func (s *Server) bulkCreate(w http.ResponseWriter, r *http.Request) {

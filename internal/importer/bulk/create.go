@@ -141,6 +141,9 @@ func (r *run) send(ctx context.Context, lo, hi int) error {
 			return fmt.Errorf("POST %s answered %d: %s (tried %d times)", r.client.url, status, rep.message(), failures)
 		case status == http.StatusOK:
 			return r.record(lo, hi, rep)
+		case status == http.StatusTooManyRequests && n > r.pacer.batch():
+			// The answer said the limit is smaller than this batch.
+			return r.sendChunks(ctx, lo, hi)
 		case status == http.StatusRequestEntityTooLarge && n > 1,
 			// A bucket smaller than the batch never pays for it: without
 			// rate-limit headers to say so, 429 after 429 does.

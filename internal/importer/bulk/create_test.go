@@ -118,16 +118,20 @@ func TestPacesToTheRateLimit(t *testing.T) {
 	g.Expect(time.Since(start)).To(BeNumerically(">=", 2900*time.Millisecond), "the bucket refills 10 items a second")
 }
 
-// TestBatchNoLargerThanTheLimit: a bucket of 60 items a minute could never
-// pay for 100: batches shrink to 60.
+// TestBatchNoLargerThanTheLimit: a bucket of 99 items a minute can never
+// pay for 100. The first answer (429) says so; the batch shrinks to 99 at
+// once, without waiting for a Retry-After that would never be enough.
 func TestBatchNoLargerThanTheLimit(t *testing.T) {
 	g := NewWithT(t)
-	s := bulktest.New(t, func(s *bulktest.Server) { s.Limit = 60 })
-	sum, err := bulk.Create(context.Background(), links(60), options(t, s), bulk.Progress{W: &bytes.Buffer{}})
+	s := bulktest.New(t, func(s *bulktest.Server) { s.Limit = 99 })
+	sum, err := bulk.Create(context.Background(), links(100), options(t, s), bulk.Progress{W: &bytes.Buffer{}})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(sum.Created).To(Equal(60))
+	g.Expect(sum.Created).To(Equal(100))
 	reqs := s.Requests()
-	g.Expect(reqs[0].Items).To(Equal(60), "the first batch learns the limit: its answer would be 429 at 100")
+	g.Expect(reqs).To(HaveLen(3))
+	g.Expect([]int{reqs[0].Items, reqs[1].Items, reqs[2].Items}).To(Equal([]int{100, 99, 1}))
+	g.Expect([]int{reqs[0].Status, reqs[1].Status, reqs[2].Status}).To(Equal([]int{http.StatusTooManyRequests, http.StatusOK, http.StatusOK}))
+	g.Expect(reqs[1].At.Sub(reqs[0].At)).To(BeNumerically("<", 10*time.Second), "not the 429's Retry-After of a batch that could never pass")
 }
 
 // TestSplitsOnTooLarge: a 413 splits the batch, and later batches are

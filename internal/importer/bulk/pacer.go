@@ -152,16 +152,16 @@ func (p *pacer) done(n int, status int, h http.Header, failures int) {
 			p.known, p.limit = true, 0
 		}
 	}
-	if status == http.StatusTooManyRequests || status >= 500 || h == nil {
+	// A batch larger than the whole bucket is refused however long it
+	// waits: its Retry-After is meaningless, the batch shrinks instead.
+	tooLarge := status == http.StatusTooManyRequests && p.limit > 0 && n > p.limit
+	if (status == http.StatusTooManyRequests && !tooLarge) || status >= 500 || h == nil {
 		wait, ok := retryAfter(h, now)
 		if !ok {
 			// No Retry-After: back off 1s, 2s, 4s... up to 30s.
 			wait = min(30*time.Second, time.Second<<min(max(failures-1, 0), 5))
 		}
 		p.notBefore = maxTime(p.notBefore, now.Add(wait))
-		if status == http.StatusTooManyRequests && p.limit > 0 {
-			p.tokens, p.at = 0, now // the bucket is empty, whatever it said
-		}
 	}
 	close(p.changed)
 	p.changed = make(chan struct{})

@@ -61,6 +61,12 @@ func TestPacer(t *testing.T) {
 	g.Expect(delayOf(g, p, 1, now)).To(Equal(7 * time.Second))
 	g.Expect(delayOf(g, p, 100, now)).To(Equal(10*time.Second), "the bucket's wait when longer")
 
+	// A batch larger than the bucket: no wait, the batch shrinks.
+	p.notBefore = time.Time{}
+	p.inflight, p.reserved = 1, 700
+	p.done(700, http.StatusTooManyRequests, headers("Retry-After", "10", "X-RateLimit-Limit", "600", "X-RateLimit-Remaining", "600"), 0)
+	g.Expect(p.notBefore.IsZero()).To(BeTrue(), "its Retry-After is not waited for")
+
 	// A smaller limit caps the batch.
 	p.inflight = 1
 	p.done(0, http.StatusOK, headers("X-RateLimit-Limit", "60", "X-RateLimit-Remaining", "60"), 0)

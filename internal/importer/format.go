@@ -141,7 +141,7 @@ func detectJSON(data []byte) (Format, error) {
 		if len(list) == 0 {
 			return "", errors.New("the source is an empty JSON list: nothing tells its format (pass --format)")
 		}
-		if _, page := list[0].(map[string]any)["links"]; page {
+		if item, _ := list[0].(map[string]any); item["links"] != nil {
 			return FormatBitlyJSON, nil // a list of Bitly pages
 		}
 		if f := detectJSONItem(list[0]); f != "" {

@@ -138,12 +138,16 @@ func (p *pacer) done(n int, status int, h http.Header, failures int) {
 			p.known, p.limit = true, limit
 			p.maxBatch = max(1, min(p.maxBatch, limit))
 			if hasRemaining {
-				// The server's count, less what the requests still in
-				// flight will take. Answers can arrive out of order (an
-				// older, higher count after a newer one), so an answer
-				// only ever lowers the estimate; the refill raises it.
-				told := float64(remaining - p.reserved)
-				if !first {
+				// The estimate already paid for every request sent; the
+				// server's count may not have yet (those still in flight)
+				// or may have (answers arrive out of order), so it can
+				// only lower the estimate: other callers of the same
+				// ServiceAccount spent it. The refill raises it. The first
+				// answer (one request in flight) sets it.
+				told := float64(remaining)
+				if first {
+					told -= float64(p.reserved)
+				} else {
 					told = min(told, estimate)
 				}
 				p.tokens, p.at = told, now

@@ -1,6 +1,7 @@
 package bulk
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -73,6 +74,33 @@ func TestPacer(t *testing.T) {
 	g.Expect(p.batch()).To(Equal(60))
 	p.shrink(60)
 	g.Expect(p.batch()).To(Equal(30))
+}
+
+// TestPacerAnswersOutOfOrder: two batches in flight, the server charges
+// them in one order and the answers arrive in the other. The estimate must
+// not pay for a batch twice (it did: an import at its limit then waited
+// 10 s for nothing).
+func TestPacerAnswersOutOfOrder(t *testing.T) {
+	g := NewWithT(t)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := newPacer(100, func() time.Time { return now })
+	ctx := context.Background()
+	g.Expect(p.wait(ctx, 100)).To(Succeed())
+	p.done(100, http.StatusOK, headers("X-RateLimit-Limit", "600", "X-RateLimit-Remaining", "500"), 0)
+
+	g.Expect(p.wait(ctx, 100)).To(Succeed()) // A: the server charges it first, 400 left
+	g.Expect(p.wait(ctx, 100)).To(Succeed()) // B: then this one, 300 left
+	g.Expect(p.tokens).To(Equal(300.0))
+	p.done(100, http.StatusOK, headers("X-RateLimit-Limit", "600", "X-RateLimit-Remaining", "300"), 0) // B's answer first
+	g.Expect(p.tokens).To(Equal(300.0), "B's count already includes A")
+	p.done(100, http.StatusOK, headers("X-RateLimit-Limit", "600", "X-RateLimit-Remaining", "400"), 0) // A's, older
+	g.Expect(p.tokens).To(Equal(300.0), "an older, higher count does not raise it")
+	g.Expect(delayOf(g, p, 300, now)).To(BeZero())
+
+	// Another caller of the same ServiceAccount spent 250: the count lowers it.
+	g.Expect(p.wait(ctx, 10)).To(Succeed())
+	p.done(10, http.StatusOK, headers("X-RateLimit-Limit", "600", "X-RateLimit-Remaining", "40"), 0)
+	g.Expect(p.tokens).To(Equal(40.0))
 }
 
 func TestPacerWithoutLimitHeaders(t *testing.T) {

@@ -106,6 +106,9 @@ type flusher struct {
 	// inflight is the write being sent by flush, for kurz_clicks_pending:
 	// its counts are in no counter meanwhile.
 	inflight atomic.Pointer[inflightWrite]
+	// droppedClicks is this flusher's share of
+	// kurz_redirect_clicks_dropped_total (tests run several in a process).
+	droppedClicks atomic.Int64
 }
 
 func newFlusher(q *clickQueue, c client.Client, live client.Reader, qps float64) *flusher {
@@ -246,6 +249,8 @@ func (f *flusher) settleAndWrite(ctx context.Context, c *counter, delta, last in
 		case errors.Is(err, errLinkGone):
 			delete(f.unsure, c.uid)
 			return 0, err
+		case errors.Is(err, errGivenUp):
+			applied = true // dropped: not written again
 		case err != nil:
 			return delta, fmt.Errorf("settle an unknown click write: %w", err)
 		}

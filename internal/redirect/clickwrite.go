@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -75,6 +76,9 @@ type unsureWrite struct {
 	Last  int64 `json:"last"`
 	// Patch is the merge patch, byte for byte.
 	Patch json.RawMessage `json:"patch"`
+	// refusals counts the times kube-apiserver refused the patch sent
+	// again at its unchanged precondition (see settle); not spooled.
+	refusals int
 }
 
 // clickPatch is the only part of the Link a flush writes: the counters, this
@@ -97,19 +101,32 @@ type clickPatch struct {
 // write adds delta to the Link's status.clicks with a merge patch that only
 // applies to the version it was computed from; on a conflict (another replica
 // wrote first) it re-reads from the API and tries again.
+//
+// A conflict does not prove the patch was not applied: client-go sends a
+// patch again after a 429 or a 5xx with Retry-After, and if the first copy
+// was applied, the copy sent again conflicts with it. So after a conflict
+// the Link read again is searched for the patch's marker first.
 func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) error {
 	key := types.NamespacedName{Namespace: c.namespace, Name: c.name}
 	reader := f.cached
+	var conflicted *unsureWrite // the patch that got the conflict
 	for attempt := 0; ; attempt++ {
 		var l kurzv1alpha1.Link
 		if err := f.get(ctx, reader, key, &l); err != nil {
 			if apierrors.IsNotFound(err) {
 				return errLinkGone
 			}
+			if conflicted != nil {
+				// Applied or not: only a read tells, later.
+				return &unknownOutcome{write: conflicted, err: fmt.Errorf("read link after a conflict: %w", err)}
+			}
 			return fmt.Errorf("read link: %w", err)
 		}
 		if l.UID != c.uid {
 			return errLinkGone
+		}
+		if conflicted != nil && hasMarker(&l, conflicted.Writer) {
+			return nil // applied, and its retry conflicted with it
 		}
 		u := f.patchFor(&l, delta, last)
 		err := f.send(ctx, &l, u.Patch)
@@ -120,6 +137,10 @@ func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) erro
 			return errLinkGone
 		case apierrors.IsConflict(err) && attempt < maxConflictRetries:
 			reader = f.live
+			conflicted = u
+		case apierrors.IsConflict(err):
+			// Out of retries, and this copy may be applied (see above).
+			return &unknownOutcome{write: u, err: err}
 		case rejected(err):
 			return fmt.Errorf("patch link status: %w", err)
 		default:
@@ -226,10 +247,8 @@ func (f *flusher) settle(ctx context.Context, c *counter, u *unsureWrite) (appli
 		case err != nil:
 			return false, fmt.Errorf("read link: %w", err)
 		}
-		for _, w := range l.Status.ClickWriters {
-			if w.ID == u.Writer.ID && w.Seq == u.Writer.Seq {
-				return true, nil
-			}
+		if hasMarker(&l, u.Writer) {
+			return true, nil
 		}
 		if l.ResourceVersion != u.ResourceVersion {
 			if p := l.Status.ClickWritersPrunedThrough; p != nil && !u.Writer.Time.After(p.Time) {
@@ -250,9 +269,51 @@ func (f *flusher) settle(ctx context.Context, c *counter, u *unsureWrite) (appli
 			// u, or someone else, got there first: the next read tells.
 		case apierrors.IsNotFound(err):
 			return false, errLinkGone
+		case refusedForGood(err):
+			// The same bytes at the same resourceVersion get the same
+			// answer every time (a schema or an authorization that changed
+			// since it was first sent): held, it would keep its clicks, the
+			// Link's later ones and the spool forever.
+			u.refusals++
+			if u.refusals >= maxRefusals {
+				f.dropped(reasonRefused, u.Delta)
+				ctrl.LoggerFrom(ctx).WithName("clicks").Error(err,
+					"giving up an unanswered click write that kube-apiserver refuses at an unchanged resourceVersion; its clicks are dropped (and were not applied, unless its first copy is still in flight)",
+					"link", key, "clicks", u.Delta, "refusals", u.refusals, "sent", u.Writer.Time.Time)
+				return false, errGivenUp
+			}
+			return false, fmt.Errorf("send an unknown click write again (refused %d of %d times before it is given up): %w", u.refusals, maxRefusals, err)
 		default:
 			// Even a rejection leaves the first copy of u in flight.
 			return false, fmt.Errorf("send an unknown click write again: %w", err)
 		}
 	}
+}
+
+// maxRefusals is how many times in a row kube-apiserver may refuse an
+// unanswered click write sent again at its unchanged precondition before
+// the write is given up: a flush round sends it once, so at least ten
+// flush intervals.
+const maxRefusals = 10
+
+// errGivenUp: settle gave up an unanswered write (counted and logged); its
+// clicks are not written again.
+var errGivenUp = errors.New("unanswered click write given up")
+
+// refusedForGood reports whether err refuses a request for what it is (its
+// body, its sender), so that the same request would be refused again.
+func refusedForGood(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsRequestEntityTooLargeError(err) || apierrors.IsMethodNotSupported(err)
+}
+
+// hasMarker reports whether l carries the marker w: the write that carried
+// it was applied.
+func hasMarker(l *kurzv1alpha1.Link, w kurzv1alpha1.ClickWriter) bool {
+	for _, m := range l.Status.ClickWriters {
+		if m.ID == w.ID && m.Seq == w.Seq {
+			return true
+		}
+	}
+	return false
 }

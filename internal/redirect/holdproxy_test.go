@@ -20,7 +20,11 @@ import (
 // SIGSTOP does: in hold mode it takes PATCH requests and answers nothing
 // until the client gives up; release then delivers them, so the API server
 // applies a patch whose sender long stopped waiting. In down mode every
-// request fails (the connection is closed).
+// request fails (the connection is closed). In commit-then-503 mode the
+// next PATCH is forwarded and applied, but its sender is told 503 with
+// Retry-After (as an overloaded API server or a proxy may answer after
+// the work is done); client-go then sends it again. The mode ends with
+// that PATCH.
 type holdProxy struct {
 	srv       *httptest.Server
 	target    *url.URL
@@ -30,6 +34,9 @@ type holdProxy struct {
 	mu     sync.Mutex
 	mode   proxyMode
 	parked []parkedRequest
+	// swallowed are the API server's answers to the patches commit-then-503
+	// mode answered 503 instead.
+	swallowed []int
 }
 
 type proxyMode int
@@ -38,6 +45,7 @@ const (
 	proxyPass proxyMode = iota
 	proxyHold
 	proxyDown
+	proxyCommitThen503
 )
 
 type parkedRequest struct {
@@ -104,6 +112,14 @@ func (p *holdProxy) release(t *testing.T) []int {
 	return codes
 }
 
+// swallowedCodes returns the API server's answers commit-then-503 mode
+// kept from the client.
+func (p *holdProxy) swallowedCodes() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]int(nil), p.swallowed...)
+}
+
 func (p *holdProxy) parkedCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -120,6 +136,15 @@ func (p *holdProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			conn.Close()
 		}
+	case mode == proxyCommitThen503 && r.Method == http.MethodPatch:
+		rec := httptest.NewRecorder()
+		p.rp.ServeHTTP(rec, r)
+		p.mu.Lock()
+		p.swallowed = append(p.swallowed, rec.Code)
+		p.mode = proxyPass
+		p.mu.Unlock()
+		w.Header().Set("Retry-After", "0")
+		http.Error(w, "injected after the API server answered", http.StatusServiceUnavailable)
 	case mode == proxyHold && r.Method == http.MethodPatch:
 		body, err := io.ReadAll(r.Body)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/kurz-dev/kurz/internal/clientip"
 	"github.com/kurz-dev/kurz/internal/flagbind"
 )
@@ -42,6 +44,11 @@ type Options struct {
 	// one writes everything, and on shutdown; the next start replays and
 	// then removes it. Empty: such clicks are lost on shutdown.
 	ClickSpool string `flag:"click-spool" usage:"File where clicks that cannot be written (API server unreachable) are kept, from the first flush that fails and on shutdown, for the next start, which replays them; written only while such clicks are pending. Its directory must be writable and survive restarts (default: none, such clicks are lost on shutdown)."`
+	// ClickSpoolSizeLimit is the size limit, in bytes, of the volume the
+	// spool is in (the deploy manifests' emptyDir sizeLimit, set from the
+	// same number): the spool is kept below half of it (see spoolCap), and
+	// the clicks that do not fit are dropped and counted.
+	ClickSpoolSizeLimit int64
 	// ShutdownTimeout bounds the graceful shutdown of the listener and the
 	// final click flush (each).
 	ShutdownTimeout time.Duration `flag:"redirect-shutdown-timeout" usage:"Time allowed to drain connections, and then to flush clicks, on shutdown."`
@@ -72,6 +79,9 @@ func DefaultOptions() Options {
 		// README); the Deployment's limit is 1 GiB.
 		MaxConns:      50000,
 		MaxConnsPerIP: 0,
+		// The deploy manifests' emptyDir (config/manager); tens of
+		// thousands of pending Links (see spoolCap and the README).
+		ClickSpoolSizeLimit: 64 << 20,
 	}
 }
 
@@ -79,6 +89,7 @@ func DefaultOptions() Options {
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	flagbind.Fields(fs, o)
 	clientip.BindTrustedProxies(fs, &o.TrustedProxies, "redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).")
+	fs.Var((*byteSize)(&o.ClickSpoolSizeLimit), "click-spool-size-limit", "Size limit of the volume --click-spool is in (a quantity: 64Mi; the deploy manifests set it from their emptyDir's sizeLimit). The spool stays below half of it, less 16Ki and the .corrupt copies beside it (its atomic rewrite holds two copies for a moment); past that, the clicks of the Links with the fewest pending clicks are dropped and counted in kurz_redirect_clicks_dropped_total.")
 }
 
 // Validate reports options that cannot work; every message names the flag.
@@ -109,6 +120,30 @@ func (o Options) Validate() error {
 	if o.MaxConnsPerIP < 0 {
 		return errors.New("--redirect-max-conns-per-ip must not be negative")
 	}
+	if o.ClickSpoolSizeLimit < minSpoolSizeLimit {
+		return fmt.Errorf("--click-spool-size-limit must be at least %s, not %d bytes", resource.NewQuantity(minSpoolSizeLimit, resource.BinarySI), o.ClickSpoolSizeLimit)
+	}
+	return nil
+}
+
+// byteSize is a flag of a size in bytes written as a quantity (64Mi, 1G,
+// 65536), like a volume's sizeLimit.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	return resource.NewQuantity(int64(*b), resource.BinarySI).String()
+}
+
+func (b *byteSize) Set(s string) error {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return err
+	}
+	n, ok := q.AsInt64()
+	if !ok {
+		return fmt.Errorf("%s is not a whole number of bytes", s)
+	}
+	*b = byteSize(n)
 	return nil
 }
 

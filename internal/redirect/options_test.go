@@ -1,6 +1,8 @@
 package redirect
 
 import (
+	"flag"
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -19,6 +21,8 @@ func TestOptionsValidate(t *testing.T) {
 		{Name: "no password checks", Edit: func(o *Options) { o.PasswordConcurrency = 0 }, Error: "--redirect-password-concurrency"},
 		{Name: "no connections", Edit: func(o *Options) { o.MaxConns = 0 }, Error: "--redirect-max-conns"},
 		{Name: "negative connections per peer", Edit: func(o *Options) { o.MaxConnsPerIP = -1 }, Error: "--redirect-max-conns-per-ip"},
+		{Name: "smallest spool volume", Edit: func(o *Options) { o.ClickSpoolSizeLimit = minSpoolSizeLimit }, Error: ""},
+		{Name: "spool volume too small", Edit: func(o *Options) { o.ClickSpoolSizeLimit = minSpoolSizeLimit - 1 }, Error: "--click-spool-size-limit"},
 		// The spool's directory is Setup's to check (kurz dev creates it
 		// after validating its flags).
 		{Name: "spool in a missing directory", Edit: func(o *Options) { o.ClickSpool = "/nonexistent/clicks.spool" }, Error: ""},
@@ -41,5 +45,21 @@ func TestCheckSpool(t *testing.T) {
 		} else {
 			g.Expect(o.checkSpool()).To(MatchError(ContainSubstring(want)), spool)
 		}
+	}
+}
+
+func TestClickSpoolSizeLimitFlag(t *testing.T) {
+	g := NewWithT(t)
+	o := DefaultOptions()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.BindFlags(fs)
+	g.Expect(fs.Lookup("click-spool-size-limit").DefValue).To(Equal("64Mi"))
+	g.Expect(fs.Parse([]string{"--click-spool-size-limit=1Gi"})).To(Succeed())
+	g.Expect(o.ClickSpoolSizeLimit).To(Equal(int64(1 << 30)))
+	g.Expect(fs.Parse([]string{"--click-spool-size-limit=100000"})).To(Succeed())
+	g.Expect(o.ClickSpoolSizeLimit).To(Equal(int64(100000)))
+	for _, bad := range []string{"lots", "1.5", "64m"} {
+		g.Expect(fs.Parse([]string{"--click-spool-size-limit=" + bad})).NotTo(Succeed(), bad)
 	}
 }

@@ -34,7 +34,7 @@ func setup(mgr ctrl.Manager, o Options) (*Server, error) {
 	srv.flusher = newFlusher(ix.clicks, mgr.GetClient(), mgr.GetAPIReader(), o.ClickFlushQPS)
 	srv.flusher.writeTimeout = writeTimeoutFor(o.ClickFlushInterval)
 	if o.ClickSpool != "" {
-		srv.flusher.spool = &spool{path: o.ClickSpool}
+		srv.flusher.spool = newSpool(o.ClickSpool, o.ClickSpoolSizeLimit)
 	}
 	srv.synced = regs
 	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error {

@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -46,31 +48,54 @@ type spool struct {
 	// (see flushDurable) and rewrites it; a round that writes everything
 	// removes it.
 	onDisk bool
+	// limit is the size limit of the spool's volume, cap the largest file
+	// the spool may be (see spoolCap, measure).
+	limit, cap int64
+	log        logr.Logger
+	// drops rate-limits the log line of the clicks dropped for a full spool;
+	// dropLinks and dropClicks are those not logged yet.
+	drops      rate.Sometimes
+	dropLinks  int
+	dropClicks int64
 }
 
 // load reads the spool, if any, into q's counters (found with counterFor)
-// and the flusher's unsure writes. A file that does not parse is moved
-// aside to path.corrupt, logged, and otherwise ignored.
+// and the flusher's unsure writes. A file that cannot be read as a spool
+// (not JSON, another version) is kept aside whole (see keepCorrupt),
+// logged, and otherwise ignored. A file with some invalid entries is kept
+// aside whole too, and its valid entries are replayed: one bad entry must
+// not cost the clicks of the others.
 func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID, ns, name string) *counter) error {
+	s.log = log
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
+		s.measure(log)
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read click spool: %w", err)
 	}
-	var sf spoolFile
-	if err := json.Unmarshal(b, &sf); err != nil || sf.Version != spoolVersion || !sf.valid() {
-		if err == nil {
-			err = fmt.Errorf("unknown version %d or incomplete entries", sf.Version)
+	sf, invalid, err := parseSpool(b)
+	if err != nil {
+		aside, kerr := s.keepCorrupt(b)
+		if kerr == nil {
+			kerr = s.remove()
 		}
-		aside := s.path + ".corrupt"
-		if rerr := os.Rename(s.path, aside); rerr != nil {
-			return fmt.Errorf("click spool %s is corrupt (%v) and cannot be moved aside: %w", s.path, err, rerr)
+		if kerr != nil {
+			return fmt.Errorf("click spool %s is corrupt (%v) and cannot be moved aside: %w", s.path, err, kerr)
 		}
 		log.Error(err, "click spool is corrupt: moved aside, its clicks are not replayed", "path", aside)
+		s.measure(log)
 		return nil
 	}
+	if invalid > 0 {
+		aside, kerr := s.keepCorrupt(b)
+		if kerr != nil {
+			return fmt.Errorf("click spool %s has %d invalid entries and cannot be copied aside: %w", s.path, invalid, kerr)
+		}
+		log.Error(nil, "click spool has invalid entries: the file is copied aside, its valid entries are replayed", "path", aside, "invalid", invalid, "valid", len(sf.Links))
+	}
+	s.measure(log)
 	var clicks int64
 	for _, l := range sf.Links {
 		c := counterFor(l.UID, l.Namespace, l.Name)
@@ -86,18 +111,86 @@ func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID,
 	if !s.onDisk {
 		return s.remove()
 	}
+	if invalid > 0 {
+		// Only the valid entries from now on: the copy aside has the rest.
+		if _, _, err := s.checkpoint(f); err != nil {
+			return fmt.Errorf("rewrite the click spool without its invalid entries: %w", err)
+		}
+	}
 	return nil
 }
 
-func (sf *spoolFile) valid() bool {
-	for _, l := range sf.Links {
-		if l.UID == "" || l.Namespace == "" || l.Name == "" || l.Clicks < 0 ||
-			(l.Unsure != nil && (l.Unsure.Writer.ID == "" || l.Unsure.ResourceVersion == "" || len(l.Unsure.Patch) == 0 || l.Unsure.Delta < 0)) {
-			return false
-		}
+// parseSpool reads a spool file: its valid entries, and how many it had
+// that are not (incomplete, of the wrong types, a second one of a Link). An
+// error means the file as a whole is not a spool.
+func parseSpool(b []byte) (sf spoolFile, invalid int, err error) {
+	var raw struct {
+		Version int               `json:"version"`
+		Written time.Time         `json:"written"`
+		Links   []json.RawMessage `json:"links"`
 	}
-	return true
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return sf, 0, err
+	}
+	if raw.Version != spoolVersion {
+		return sf, 0, fmt.Errorf("unknown version %d", raw.Version)
+	}
+	sf.Version, sf.Written = raw.Version, raw.Written
+	seen := make(map[types.UID]bool, len(raw.Links))
+	for _, r := range raw.Links {
+		var l spoolLink
+		if json.Unmarshal(r, &l) != nil || !l.valid() || seen[l.UID] {
+			invalid++
+			continue
+		}
+		seen[l.UID] = true
+		sf.Links = append(sf.Links, l)
+	}
+	return sf, invalid, nil
 }
+
+func (l *spoolLink) valid() bool {
+	return l.UID != "" && l.Namespace != "" && l.Name != "" && l.Clicks >= 0 &&
+		(l.Unsure == nil || (l.Unsure.Writer.ID != "" && l.Unsure.ResourceVersion != "" && len(l.Unsure.Patch) > 0 && l.Unsure.Delta >= 0))
+}
+
+// keepCorrupt writes b, a spool that did not load whole, next to the spool
+// as <path>.corrupt, or <path>.corrupt.N for the first N free: an earlier
+// one is never overwritten. The file and its directory entry are synced.
+func (s *spool) keepCorrupt(b []byte) (string, error) {
+	for n := range maxCorrupt {
+		name := s.path + ".corrupt"
+		if n > 0 {
+			name += "." + strconv.Itoa(n)
+		}
+		fh, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = fh.Write(b)
+		if err == nil {
+			err = fh.Sync()
+		}
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = syncDir(filepath.Dir(s.path))
+		}
+		if err != nil {
+			_ = os.Remove(name) // half a copy is no copy
+			return "", err
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("%d corrupt copies of the click spool are kept already: remove some", maxCorrupt)
+}
+
+// maxCorrupt bounds the names keepCorrupt tries.
+const maxCorrupt = 1000
 
 // written is called after a flush round that left nothing behind: what the
 // spool holds is all stored (or, for clicks counted during the round, held
@@ -148,16 +241,16 @@ func (s *spool) save(f *flusher) (links int, clicks int64, err error) {
 // write writes the pending counts (taken from the queue with take, else
 // only read) and the unsure writes, or removes the file if there are none.
 func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error) {
-	byUID := map[types.UID]*spoolLink{}
-	var order []types.UID
-	add := func(uid types.UID, ns, name string) *spoolLink {
-		l := byUID[uid]
-		if l == nil {
-			l = &spoolLink{UID: uid, Namespace: ns, Name: name}
-			byUID[uid] = l
-			order = append(order, uid)
+	byUID := map[types.UID]*spoolEntry{}
+	var entries []*spoolEntry
+	add := func(uid types.UID, ns, name string) *spoolEntry {
+		e := byUID[uid]
+		if e == nil {
+			e = &spoolEntry{link: spoolLink{UID: uid, Namespace: ns, Name: name}}
+			byUID[uid] = e
+			entries = append(entries, e)
 		}
-		return l
+		return e
 	}
 	var queued []*counter
 	if take {
@@ -181,31 +274,55 @@ func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error
 		if n == 0 {
 			continue
 		}
-		l := add(c.uid, c.namespace, c.name)
-		l.Clicks += n
-		l.Last = max(l.Last, c.last.Load())
-		clicks += n
+		e := add(c.uid, c.namespace, c.name)
+		e.link.Clicks += n
+		e.link.Last = max(e.link.Last, c.last.Load())
+		if !take {
+			e.c, e.n = c, e.n+n
+		}
 	}
 	for uid, u := range f.unsure {
-		add(uid, u.Namespace, u.Name).Unsure = u
-		clicks += u.Delta
+		add(uid, u.Namespace, u.Name).link.Unsure = u
 	}
-	if len(order) == 0 {
+	if len(entries) == 0 {
 		return 0, 0, s.remove()
 	}
-	sf := spoolFile{Version: spoolVersion, Written: time.Now().UTC()}
-	for _, uid := range order {
-		sf.Links = append(sf.Links, *byUID[uid])
-	}
-	b, err := json.Marshal(&sf)
+	// The file is written as json.Marshal(&spoolFile{...}) would write it,
+	// entry by entry, so that each entry's size is known to fit it.
+	written, err := json.Marshal(time.Now().UTC())
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := writeFileAtomic(s.path, b); err != nil {
+	head := fmt.Appendf(nil, `{"version":%d,"written":%s,"links":[`, spoolVersion, written)
+	const tail = "]}"
+	for _, e := range entries {
+		if e.json, err = json.Marshal(&e.link); err != nil {
+			return 0, 0, err
+		}
+	}
+	keep, drop := s.fit(entries, int64(len(head)+len(tail)))
+	b := head
+	for i, e := range keep {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e.json...)
+		clicks += e.clicks()
+	}
+	b = append(b, tail...)
+	if len(keep) == 0 {
+		err = s.remove()
+	} else {
+		err = writeFileAtomic(s.path, b)
+	}
+	if err != nil {
 		return 0, 0, err
 	}
-	s.onDisk = true
-	return len(order), clicks, nil
+	s.onDisk = len(keep) > 0
+	if len(drop) > 0 {
+		s.giveUp(f, drop, take)
+	}
+	return len(keep), clicks, nil
 }
 
 func writeFileAtomic(path string, b []byte) error {

@@ -1,11 +1,13 @@
 package redirect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -115,4 +117,40 @@ func TestCorruptSpool(t *testing.T) {
 		_, err = os.Stat(path)
 		g.Expect(err).To(MatchError(os.ErrNotExist), "nothing left to spool")
 	}
+}
+
+// TestSpoolInvalidEntry: a spool with invalid entries among valid ones
+// replays the valid ones, and the file is kept aside whole, next to an
+// older .corrupt file, which stays as it was.
+func TestSpoolInvalidEntry(t *testing.T) {
+	g := NewWithT(t)
+	ns, _ := twoLinks(t, "invalidentry.test")
+	want := map[string]int64{"k1": 5, "k2": 3}
+	var entries [][]byte
+	for _, k := range []string{"k1", "k2"} {
+		var l kurzv1alpha1.Link
+		g.Expect(k8s.Get(context.Background(), keyOf(ns, k), &l)).To(Succeed())
+		b, err := json.Marshal(spoolLink{UID: l.UID, Namespace: ns, Name: k, Clicks: want[k], Last: time.Now().UnixNano()})
+		g.Expect(err).NotTo(HaveOccurred())
+		entries = append(entries, b)
+	}
+	// Between them: an entry without a uid, one with a count of the wrong
+	// type, and a second entry of k1.
+	entries = slices.Insert(entries, 1,
+		[]byte(`{"namespace":"x","name":"y","clicks":4}`),
+		[]byte(`{"uid":"u","namespace":"x","name":"y","clicks":"many"}`),
+		entries[0])
+	content := []byte(`{"version":1,"written":"2026-01-01T00:00:00Z","links":[` + string(bytes.Join(entries, []byte(","))) + `]}`)
+	path := filepath.Join(t.TempDir(), "clicks.spool")
+	g.Expect(os.WriteFile(path, content, 0o600)).To(Succeed())
+	g.Expect(os.WriteFile(path+".corrupt", []byte("an older one"), 0o600)).To(Succeed())
+
+	o := testOptions()
+	o.ClickSpool = path
+	startServer(t, o)
+	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}), "the valid entries replayed")
+	g.Eventually(func() error { _, err := os.Stat(path); return err }, 30*time.Second).Should(MatchError(os.ErrNotExist))
+	g.Expect(os.ReadFile(path+".corrupt")).To(Equal([]byte("an older one")), "an older copy is not overwritten")
+	g.Expect(os.ReadFile(path+".corrupt.1")).To(Equal(content), "the file is kept aside whole")
+	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
 }

@@ -3,6 +3,7 @@ package redirect
 import (
 	"context"
 	"errors"
+	"math"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,36 +42,12 @@ type planned struct {
 // A round that sent nothing (an outage) checkpoints at its end instead. So
 // a round costs one atomic spool write, and the removal once done. A patch
 // rejected with a Conflict is not computed again in the same round (that
-// would need another write ahead): its clicks wait one flush interval.
+// would need another write ahead): it stays an unsure write (its retry may
+// conflict with its own applied first copy), settled by the next round, so
+// its clicks wait one flush interval.
 func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed int) {
 	log := ctrl.LoggerFrom(ctx).WithName("clicks")
-	batch := f.q.take()
-	var plan []planned
-	for i, c := range batch {
-		c.queued.Store(false)
-		delta, last := c.n.Swap(0), c.last.Load()
-		if _, unsure := f.unsure[c.uid]; !unsure && delta == 0 {
-			continue
-		}
-		p, err := f.prepare(ctx, c, delta, last, final)
-		switch {
-		case err == nil && p == nil:
-			written++ // settled: applied, nothing new
-			continue
-		case err == nil:
-			plan = append(plan, *p)
-			continue
-		case errors.Is(err, errLinkGone):
-			continue
-		}
-		failed++
-		flushFailures.Inc()
-		log.V(1).Info("click flush failed; kept", "link", types.NamespacedName{Namespace: c.namespace, Name: c.name}, "error", err.Error())
-		if !rejected(err) {
-			failed += f.keep(batch[i+1:])
-			break
-		}
-	}
+	plan, written, failed, deferred := f.plan(ctx, log, f.q.take(), final)
 
 	wroteAhead := false
 	if len(plan) > 0 {
@@ -96,6 +73,9 @@ func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed
 	f.publishUnsure()
 	stopped := false
 	for _, p := range plan {
+		if f.unsure[p.c.uid] != p.u {
+			continue // given up by the checkpoint (no room): never sent
+		}
 		if stopped {
 			f.unplan(p) // never sent
 			failed++
@@ -117,6 +97,12 @@ func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed
 		flushFailures.Inc()
 		log.V(1).Info("click flush failed; kept", "link", types.NamespacedName{Namespace: p.c.namespace, Name: p.c.name}, "clicks", p.u.Delta, "error", err.Error())
 		switch {
+		case apierrors.IsConflict(err):
+			// Not proof it was not applied: client-go sends a patch again
+			// after a 429 or a 5xx with Retry-After, and the copy sent
+			// again conflicts with an applied first one. It stays unsure:
+			// the next round finds its marker, or writes its clicks again.
+			p.c.requeue(0, p.u.Last)
 		case errors.Is(err, errNotSent) || rejected(err):
 			f.unplan(p)
 		default:
@@ -131,8 +117,13 @@ func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed
 	if final {
 		return written, failed // the caller saves what is left
 	}
-	if failed > 0 {
-		log.Info("some click counts could not be written; they are kept for the next flush", "links", failed)
+	if failed > 0 || deferred > 0 {
+		if failed > 0 {
+			log.Info("some click counts could not be written; they are kept for the next flush", "links", failed)
+		}
+		if deferred > 0 {
+			log.V(1).Info("click spool: no room to write ahead the patches of some Links this round; they wait", "links", deferred)
+		}
 		if !wroteAhead {
 			f.checkpoint(log)
 		}
@@ -140,6 +131,66 @@ func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed
 		f.spool.written(log)
 	}
 	return written, failed
+}
+
+// unsureEntrySize is what u takes in the spool.
+func unsureEntrySize(u *unsureWrite) int64 {
+	// A uid's length, and the longest count and time the entry may also
+	// hold (its Link clicked since): an estimate that does not fall short.
+	return entrySize(&spoolLink{UID: "00000000-0000-0000-0000-000000000000", Namespace: u.Namespace, Name: u.Name,
+		Clicks: math.MaxInt64, Last: math.MaxInt64, Unsure: u})
+}
+
+// plan settles the unsure writes of batch and computes one patch per
+// clicked Link, recorded in f.unsure (step 1 of flushDurable). It stops at
+// the first failure that says kube-apiserver is unreachable, keeping the
+// rest. The write-ahead entries may take what the counts leave of the
+// spool's cap (see spoolcap.go): the Links past it wait as counts for the
+// next round (deferred). One is planned whatever its size, so that every
+// round makes progress.
+func (f *flusher) plan(ctx context.Context, log logr.Logger, batch []*counter, final bool) (plan []planned, written, failed, deferred int) {
+	room := f.spool.writeAheadRoom()
+	var unsureBytes int64
+	for _, u := range f.unsure {
+		unsureBytes += unsureEntrySize(u)
+	}
+	for i, c := range batch {
+		c.queued.Store(false)
+		delta, last := c.n.Swap(0), c.last.Load()
+		old, unsure := f.unsure[c.uid]
+		if !unsure && delta == 0 {
+			continue
+		}
+		p, err := f.prepare(ctx, c, delta, last, final)
+		if unsure && f.unsure[c.uid] != old {
+			unsureBytes -= unsureEntrySize(old) // settled
+		}
+		switch {
+		case err == nil && p == nil:
+			written++ // settled: applied, nothing new
+			continue
+		case err == nil:
+			size := unsureEntrySize(p.u)
+			if len(plan) > 0 && unsureBytes+size > room {
+				f.unplan(*p)
+				deferred++
+				continue
+			}
+			unsureBytes += size
+			plan = append(plan, *p)
+			continue
+		case errors.Is(err, errLinkGone):
+			continue
+		}
+		failed++
+		flushFailures.Inc()
+		log.V(1).Info("click flush failed; kept", "link", types.NamespacedName{Namespace: c.namespace, Name: c.name}, "error", err.Error())
+		if !rejected(err) {
+			failed += f.keep(batch[i+1:])
+			break
+		}
+	}
+	return plan, written, failed, deferred
 }
 
 // errNotSent: the QPS limiter gave up (ctx done), the patch was not sent.
@@ -162,6 +213,8 @@ func (f *flusher) prepare(ctx context.Context, c *counter, delta, last int64, fi
 		case errors.Is(err, errLinkGone):
 			delete(f.unsure, c.uid)
 			return nil, err
+		case errors.Is(err, errGivenUp):
+			applied = true // dropped: not written again
 		case err != nil:
 			c.requeue(delta, last)
 			return nil, err

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kurz-dev/kurz/internal/manager"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestDeployManifestsAreAccepted renders config/default as `make deploy` does

@@ -27,7 +27,7 @@ type Options struct {
 	// LinkWorkers and DomainWorkers are how many objects of each kind are
 	// reconciled at once. A Link reconcile mostly waits for its status
 	// patch, so a bulk import settles about twice as fast with 16 workers
-	// as with 4 (make bench-scale, README "How it scales").
+	// as with 4 (make bench-scale, docs/scaling.md).
 	LinkWorkers   int `flag:"link-workers" usage:"How many Links are reconciled at once."`
 	DomainWorkers int `flag:"domain-workers" usage:"How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout)."`
 

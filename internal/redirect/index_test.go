@@ -239,14 +239,19 @@ func TestIndexOldestClaimWins(t *testing.T) {
 	ix.DeleteDomain(types.NamespacedName{Namespace: "b", Name: "d"})
 	g.Expect(served(ix, "victim.test", "k")).To(Equal("https://dest.example/a/l"))
 
-	// Without claims the older Domain holds; a claim recorded by a
-	// status-only write (same generation) outranks it.
+	// Without claims the older Domain holds: a new Domain claims its
+	// hostname since its creation, recorded or not (a controller behind).
 	ix.UpsertDomain(testDomain("c", "d", "new.test", 1))
 	ix.UpsertDomain(testDomain("e", "d", "new.test", 2))
 	ix.UpsertLink(testLink("c", "l", "new.test", "k", 1))
 	ix.UpsertLink(testLink("e", "l", "new.test", "k", 1))
 	g.Expect(served(ix, "new.test", "k")).To(Equal("https://dest.example/c/l"))
 	ix.UpsertDomain(withClaim(testDomain("e", "d", "new.test", 2), "new.test", 2))
+	g.Expect(served(ix, "new.test", "k")).To(Equal("https://dest.example/c/l"), "the younger claim, recorded")
+	// A claim proven by a status-only write (same generation) is seen.
+	proven := withClaim(testDomain("e", "d", "new.test", 2), "new.test", 2)
+	proven.Status.Claim.Proof = kurzv1alpha1.ProofTXT
+	ix.UpsertDomain(proven)
 	g.Expect(served(ix, "new.test", "k")).To(Equal("https://dest.example/e/l"))
 }
 

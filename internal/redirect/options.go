@@ -75,12 +75,12 @@ func DefaultOptions() Options {
 		// Half the CPUs (at least one) check passwords; the rest stay free
 		// for redirects whatever the password traffic.
 		PasswordConcurrency: max(runtime.GOMAXPROCS(0)/2, 1),
-		// 20 000 idle keep-alive connections take about 50 MiB (see the
-		// README); the Deployment's limit is 1 GiB.
+		// An idle keep-alive connection takes 1.4-3.9 KiB (docs/scaling.md),
+		// so 50 000 take 70-190 MiB; the Deployment's limit is 1 GiB.
 		MaxConns:      50000,
 		MaxConnsPerIP: 0,
 		// The deploy manifests' emptyDir (config/manager); tens of
-		// thousands of pending Links (see spoolCap and the README).
+		// thousands of pending Links (see spoolCap and docs/reliability.md).
 		ClickSpoolSizeLimit: 64 << 20,
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // Main is a suite's TestMain. The control plane (started with o, then
 // handed to setup, which keeps what it needs of env and may be nil) starts
-// when the first test calls Need, not before: the suite's pure tests
+// before the tests or, with o.Lazy, when the first test calls Need: the suite's pure tests
 // (status tables, parsers) run in a second without it, and a run that
 // selects only those (`go test -run Table`, `make test-short`) never
 // starts one. After the tests it stops the control plane, if one started,
@@ -41,6 +41,13 @@ func run(m *testing.M, o Options, setup func(*Env) error) int {
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
 	suite.o, suite.setup = o, setup
+	if !o.Lazy && !testing.Short() {
+		suite.once.Do(startSuite)
+		if suite.err != nil {
+			fmt.Fprintln(os.Stderr, suite.err)
+			return 1
+		}
+	}
 	code := m.Run()
 	if suite.env != nil {
 		if err := suite.env.Stop(); err != nil {

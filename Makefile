@@ -134,6 +134,10 @@ lint-openapi: $(SPECTRAL) ## Lint internal/restapi/openapi.json with Spectral's 
 test: manifests generate fmt vet control-plane ## Regenerate, format and vet, then run every test against a real kube-apiserver and etcd.
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
 
+.PHONY: test-short
+test-short: ## The edit-test loop: only the tests that need no control plane (go test -short), in seconds; make test runs them all.
+	$(GO) test -short ./...
+
 .PHONY: bench
 bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
 	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchtime $(BENCH_TIME) -benchmem -timeout 60m ./...

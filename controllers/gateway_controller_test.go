@@ -374,12 +374,12 @@ func TestGatewayOptionsValidate(t *testing.T) {
 	o.Gateway.Class = "example"
 	g.Expect(o.Validate()).To(Succeed())
 	o.Ingress.Class = "nginx"
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-class and gateway-class/gateway are exclusive")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--ingress-class and --gateway-class/--gateway are exclusive")))
 	o.Ingress.Class = ""
 	o.Gateway.Parent = types.NamespacedName{Namespace: "infra", Name: "shared"}
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("gateway-class and gateway are exclusive")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--gateway-class and --gateway are exclusive")))
 	o.Gateway.Class = ""
 	g.Expect(o.Validate()).To(Succeed())
 	o.Ingress.Namespace = ""
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-namespace must be set")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--ingress-namespace must be set")))
 }

@@ -215,7 +215,7 @@ func TestIngressOptionsValidate(t *testing.T) {
 	o := controllers.DefaultOptions()
 	o.Ingress.Class = "nginx"
 	o.Ingress.Namespace = ""
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-namespace must be set")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--ingress-namespace must be set")))
 	o.Ingress.Namespace = "kurz-system"
 	g.Expect(o.Validate()).To(Succeed())
 	o.Ingress.Class = "Not_A_Class"

@@ -113,7 +113,7 @@ func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune 
 		if err != nil {
 			t.Fatalf("rest mapper: %v", err)
 		}
-		if mo.Cache.ByObject, err = o.CacheByObject(mapper); err != nil {
+		if mo.Cache.ByObject, o.CertManager, err = o.CacheByObject(mapper); err != nil {
 			t.Fatalf("cache by object: %v", err)
 		}
 	}

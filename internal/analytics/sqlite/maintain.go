@@ -161,7 +161,7 @@ SELECT e.link, ?1,
 	sum(CASE WHEN c.device = ?4 THEN e.clicks ELSE 0 END),
 	count(DISTINCT CASE WHEN c.device = ?4 AND e.visitor <> 0 THEN e.visitor END),
 	sum(e.clicks) >= ?5
-FROM links l JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
+FROM links l CROSS JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
 JOIN clients c ON c.id = e.client
 WHERE l.id >= ?6 AND l.id < ?7
 GROUP BY e.link`, d, lo, hi, botDevice, s.opts.DetailThreshold, c[0], c[1]); err != nil {
@@ -171,8 +171,8 @@ GROUP BY e.link`, d, lo, hi, botDevice, s.opts.DetailThreshold, c[0], c[1]); err
 				if _, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO link_values (link, dim, day, value, bot, clicks, visitors)
 SELECT e.link, ?5, ?1, `+valueExpr[dim]+`, c.device = ?4, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
-FROM links l JOIN link_days ld ON ld.link = l.id AND ld.day = ?1 AND ld.detail
-JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
+FROM links l CROSS JOIN link_days ld ON ld.link = l.id AND ld.day = ?1 AND ld.detail
+CROSS JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 WHERE l.id >= ?6 AND l.id < ?7
 GROUP BY e.link, 4, 5`, d, lo, hi, botDevice, int(dim), c[0], c[1]); err != nil {
@@ -194,7 +194,7 @@ GROUP BY e.link, 4, 5`, d, lo, hi, botDevice, int(dim), c[0], c[1]); err != nil 
 				_, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO ws_values (namespace, dim, day, value, bot, clicks, visitors)
 SELECT ?5, ?6, ?1, `+valueExpr[dim]+`, c.device = ?4, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
-FROM links l JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
+FROM links l CROSS JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 WHERE l.namespace = ?5
 GROUP BY 4, 5`, d, lo, hi, botDevice, ns, int(dim))
@@ -228,16 +228,19 @@ func (s *Store) namespaces(ctx context.Context) ([]int64, error) {
 	return out, rows.Err()
 }
 
-// rollMonths computes link_months of closed months whose first day's raw
-// events are still kept (a month is rolled up once it closes, long before
-// its first day leaves the raw retention).
+// rollMonths computes link_months of closed months none of whose raw
+// events retention has deleted yet (a month is rolled up once it closes,
+// long before its first day leaves the raw retention).
 func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 	oldest, ok, err := s.oldestDay(ctx)
 	if err != nil || !ok {
 		return err
 	}
 	cur := monthOfDay(now.Add(-settle).Unix() / 86400)
-	rawFirst := s.rawFirstDay(now)
+	var rawCut int64
+	if err := s.w.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'raw_cut'").Scan(&rawCut); err != nil {
+		return err
+	}
 	done, err := s.doneSet(ctx, "SELECT month FROM rolled_months WHERE done")
 	if err != nil {
 		return err
@@ -247,7 +250,7 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 		return err
 	}
 	for m := monthOfDay(oldest); m < cur; m++ {
-		if _, ok := done[m]; ok || monthStartDay(m) < rawFirst {
+		if _, ok := done[m]; ok || monthStartDay(m) < rawCut {
 			continue
 		}
 		if err := s.rollMonth(ctx, m, chunks); err != nil {
@@ -271,7 +274,7 @@ func (s *Store) rollMonth(ctx context.Context, m int64, chunks [][2]int64) error
 INSERT OR REPLACE INTO link_months (link, month, client, source, clicks, visitors)
 SELECT link, ?1, client, source, sum(n), sum(v) FROM (
 	SELECT e.link, e.client, e.source, e.minute / 1440 AS d, sum(e.clicks) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
-	FROM links l JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
+	FROM links l CROSS JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
 	WHERE l.id >= ?4 AND l.id < ?5
 	GROUP BY e.link, e.client, e.source, d)
 GROUP BY link, client, source`, m, lo, hi, c[0], c[1])
@@ -342,6 +345,9 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 		}
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE meta SET value = max(value, ?) WHERE key = 'raw_cut'", rawCut); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_days WHERE day < ?", rollCut); err != nil {
 			return err
 		}

@@ -126,6 +126,11 @@ CREATE TABLE link_months (
 -- event of such a day removes its row).
 CREATE TABLE rolled_days (day INTEGER PRIMARY KEY, done INTEGER NOT NULL);
 CREATE TABLE rolled_months (month INTEGER PRIMARY KEY, done INTEGER NOT NULL);
+
+-- raw_cut: the unix day before which retention has deleted raw events (a
+-- month is rolled up only while all its raw events are there).
+CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO meta (key, value) VALUES ('raw_cut', 0);
 `,
 }
 

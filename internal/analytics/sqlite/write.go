@@ -60,8 +60,8 @@ func (s *Store) Write(ctx context.Context, b analytics.Batch) error {
 }
 
 type writeTx struct {
-	tx                                  *sql.Tx
-	c                                   *dictCache
+	tx                                   *sql.Tx
+	c                                    *dictCache
 	link, strIns, strGet, client, source *sql.Stmt
 }
 

@@ -61,9 +61,9 @@ func TestMigratesVersion1Database(t *testing.T) {
 		"INSERT INTO links (id, uid, namespace, name, domain, key) VALUES (1, 'u1', 1, 'n', 'd', 'k')",
 		"INSERT INTO clients (id, device, os, browser, country) VALUES (1, 1, 0, 0, 2)",
 		"INSERT INTO sources (id, referrer, utm_source, utm_medium, utm_campaign) VALUES (1, 0, 0, 0, 0)",
-		"INSERT INTO events (link, minute, visitor, client, source, clicks) VALUES (1, ?, 9, 1, 1, 4)",
+		"INSERT INTO events (day, link, minute, visitor, client, source, clicks) VALUES (?, 1, 60, 9, 1, 1, 4)",
 	} {
-		_, err := v1.w.Exec(q, day0.Add(time.Hour).Unix()/60)
+		_, err := v1.w.Exec(q, day0.Unix()/86400)
 		g.Expect(err).NotTo(HaveOccurred(), q)
 	}
 	var version int
@@ -108,7 +108,7 @@ func TestRetentionAndDeletion(t *testing.T) {
 	g.Expect(s.Maintain(ctx, now)).To(Succeed()) // idempotent
 
 	var oldest int64
-	g.Expect(s.r.QueryRow("SELECT min(minute) / 1440 FROM events").Scan(&oldest)).To(Succeed())
+	g.Expect(s.r.QueryRow("SELECT min(day) FROM events").Scan(&oldest)).To(Succeed())
 	g.Expect(oldest).To(Equal(day0.Unix()/86400 + 8))
 
 	// Raw events answer from day 8; rollups from day 5; nothing older.

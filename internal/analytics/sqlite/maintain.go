@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
@@ -77,11 +78,11 @@ func (s *Store) linkChunks(ctx context.Context) ([][2]int64, error) {
 	return out, nil
 }
 
-// oldestDay is the day of the oldest raw event (one seek per link).
+// oldestDay is the day of the oldest raw event (the key's first column).
 func (s *Store) oldestDay(ctx context.Context) (int64, bool, error) {
-	var m sql.NullInt64
-	err := s.w.QueryRowContext(ctx, "SELECT min((SELECT min(minute) FROM events WHERE link = l.id)) FROM links l").Scan(&m)
-	return m.Int64 / 1440, m.Valid, err
+	var d sql.NullInt64
+	err := s.w.QueryRowContext(ctx, "SELECT min(day) FROM events").Scan(&d)
+	return d.Int64, d.Valid, err
 }
 
 func (s *Store) rollDays(ctx context.Context, now time.Time) error {
@@ -144,7 +145,6 @@ var valueExpr = map[analytics.Dimension]string{
 // (done = 0) and set done at the end only if it is still there: a Write of a
 // late event for d in between deletes it, so d is rolled up again.
 func (s *Store) rollDay(ctx context.Context, d int64, chunks [][2]int64) error {
-	lo, hi := d*1440, (d+1)*1440
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO rolled_days (day, done) VALUES (?, 0)", d)
 		return err
@@ -156,26 +156,24 @@ func (s *Store) rollDay(ctx context.Context, d int64, chunks [][2]int64) error {
 			if _, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO link_days (link, day, clicks, visitors, bot_clicks, bot_visitors, detail)
 SELECT e.link, ?1,
-	sum(CASE WHEN c.device <> ?4 THEN e.clicks ELSE 0 END),
-	count(DISTINCT CASE WHEN c.device <> ?4 AND e.visitor <> 0 THEN e.visitor END),
-	sum(CASE WHEN c.device = ?4 THEN e.clicks ELSE 0 END),
-	count(DISTINCT CASE WHEN c.device = ?4 AND e.visitor <> 0 THEN e.visitor END),
-	sum(e.clicks) >= ?5
-FROM links l CROSS JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
-JOIN clients c ON c.id = e.client
-WHERE l.id >= ?6 AND l.id < ?7
-GROUP BY e.link`, d, lo, hi, botDevice, s.opts.DetailThreshold, c[0], c[1]); err != nil {
+	sum(CASE WHEN c.device <> ?2 THEN e.clicks ELSE 0 END),
+	count(DISTINCT CASE WHEN c.device <> ?2 AND e.visitor <> 0 THEN e.visitor END),
+	sum(CASE WHEN c.device = ?2 THEN e.clicks ELSE 0 END),
+	count(DISTINCT CASE WHEN c.device = ?2 AND e.visitor <> 0 THEN e.visitor END),
+	sum(e.clicks) >= ?3
+FROM events e JOIN clients c ON c.id = e.client
+WHERE e.day = ?1 AND e.link >= ?4 AND e.link < ?5
+GROUP BY e.link`, d, botDevice, s.opts.DetailThreshold, c[0], c[1]); err != nil {
 				return err
 			}
 			for _, dim := range analytics.Dimensions {
 				if _, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO link_values (link, dim, day, value, bot, clicks, visitors)
-SELECT e.link, ?5, ?1, `+valueExpr[dim]+`, c.device = ?4, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
-FROM links l CROSS JOIN link_days ld ON ld.link = l.id AND ld.day = ?1 AND ld.detail
-CROSS JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
+SELECT e.link, ?3, ?1, `+valueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
+FROM events e JOIN link_days ld ON ld.link = e.link AND ld.day = ?1 AND ld.detail
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
-WHERE l.id >= ?6 AND l.id < ?7
-GROUP BY e.link, 4, 5`, d, lo, hi, botDevice, int(dim), c[0], c[1]); err != nil {
+WHERE e.day = ?1 AND e.link >= ?4 AND e.link < ?5
+GROUP BY e.link, 4, 5`, d, botDevice, int(dim), c[0], c[1]); err != nil {
 					return err
 				}
 			}
@@ -184,24 +182,19 @@ GROUP BY e.link, 4, 5`, d, lo, hi, botDevice, int(dim), c[0], c[1]); err != nil 
 			return err
 		}
 	}
-	namespaces, err := s.namespaces(ctx)
-	if err != nil {
-		return err
-	}
-	for _, ns := range namespaces {
-		for _, dim := range analytics.Dimensions {
-			if err := s.tx(ctx, func(tx *sql.Tx) error {
-				_, err := tx.ExecContext(ctx, `
+	// One pass over the day per dimension, every namespace at once.
+	for _, dim := range analytics.Dimensions {
+		if err := s.tx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO ws_values (namespace, dim, day, value, bot, clicks, visitors)
-SELECT ?5, ?6, ?1, `+valueExpr[dim]+`, c.device = ?4, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
-FROM links l CROSS JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
+SELECT l.namespace, ?3, ?1, `+valueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
+FROM events e JOIN links l ON l.id = e.link
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
-WHERE l.namespace = ?5
-GROUP BY 4, 5`, d, lo, hi, botDevice, ns, int(dim))
-				return err
-			}); err != nil {
-				return err
-			}
+WHERE e.day = ?1
+GROUP BY l.namespace, 4, 5`, d, botDevice, int(dim))
+			return err
+		}); err != nil {
+			return err
 		}
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
@@ -261,7 +254,7 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 }
 
 func (s *Store) rollMonth(ctx context.Context, m int64, chunks [][2]int64) error {
-	lo, hi := monthStartDay(m)*1440, monthStartDay(m+1)*1440
+	days := dayList(monthStartDay(m), monthStartDay(m+1))
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO rolled_months (month, done) VALUES (?, 0)", m)
 		return err
@@ -273,11 +266,10 @@ func (s *Store) rollMonth(ctx context.Context, m int64, chunks [][2]int64) error
 			_, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO link_months (link, month, client, source, clicks, visitors)
 SELECT link, ?1, client, source, sum(n), sum(v) FROM (
-	SELECT e.link, e.client, e.source, e.minute / 1440 AS d, sum(e.clicks) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
-	FROM links l CROSS JOIN events e ON e.link = l.id AND e.minute >= ?2 AND e.minute < ?3
-	WHERE l.id >= ?4 AND l.id < ?5
-	GROUP BY e.link, e.client, e.source, d)
-GROUP BY link, client, source`, m, lo, hi, c[0], c[1])
+	SELECT e.link, e.client, e.source, e.day, sum(e.clicks) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
+	FROM json_each(?2) d CROSS JOIN events e ON e.day = d.value AND e.link >= ?3 AND e.link < ?4
+	GROUP BY e.link, e.client, e.source, e.day)
+GROUP BY link, client, source`, m, days, c[0], c[1])
 			return err
 		}); err != nil {
 			return err
@@ -302,6 +294,18 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 		rawCut = unrolled.Int64
 	}
 	rollCut := s.rollupFirstDay(now)
+	oldest, ok, err := s.oldestDay(ctx)
+	if err != nil {
+		return err
+	}
+	for d := oldest; ok && d < rawCut; d++ { // a day per transaction: a key prefix
+		if err := s.tx(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, "DELETE FROM events WHERE day = ?", d)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
 	chunks, err := s.linkChunks(ctx)
 	if err != nil {
 		return err
@@ -312,7 +316,6 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 				sql string
 				cut int64
 			}{
-				{"DELETE FROM events WHERE link = ?1 AND minute < ?2", rawCut * 1440},
 				{"DELETE FROM link_days WHERE link = ?1 AND day < ?2", rollCut},
 				{"DELETE FROM link_values WHERE link = ?1 AND day < ?2", rollCut},
 				{"DELETE FROM link_months WHERE link = ?1 AND month < ?2", monthOfDay(rollCut)},
@@ -359,6 +362,18 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 	})
 }
 
+// dayList is the JSON array of the days [from, to).
+func dayList(from, to int64) string {
+	b := []byte{'['}
+	for d := from; d < to; d++ {
+		if d > from {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, d, 10)
+	}
+	return string(append(b, ']'))
+}
+
 // forgetDeleted removes everything of links deleted more than DeleteGrace
 // ago, one link per transaction, then the workspace rollups of namespaces
 // left without links.
@@ -382,10 +397,21 @@ func (s *Store) forgetDeleted(ctx context.Context, now time.Time) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	oldest, ok, err := s.oldestDay(ctx)
+	if err != nil {
+		return err
+	}
+	days := "[]"
+	if ok {
+		days = dayList(oldest, analytics.UnixDay(now)+2)
+	}
 	for _, id := range ids {
 		if err := s.tx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE day IN (SELECT value FROM json_each(?)) AND link = ?", days, id); err != nil {
+				return err
+			}
 			for _, q := range []string{
-				"DELETE FROM events WHERE link = ?", "DELETE FROM link_days WHERE link = ?",
+				"DELETE FROM link_days WHERE link = ?",
 				"DELETE FROM link_values WHERE link = ?", "DELETE FROM link_months WHERE link = ?",
 				"DELETE FROM links WHERE id = ?",
 			} {

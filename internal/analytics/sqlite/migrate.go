@@ -50,16 +50,19 @@ CREATE TABLE sources (
 	UNIQUE (referrer, utm_source, utm_medium, utm_campaign)
 );
 
--- Raw events at minute resolution, identical ones counted in one row, and
--- clustered by link and time: a link's range is one contiguous scan.
+-- Raw events at minute resolution, identical ones counted in one row,
+-- clustered by UTC day, then link and time: a batch's inserts touch only
+-- today's pages, retention deletes a key prefix, and one link's range is
+-- one seek per day.
 CREATE TABLE events (
+	day     INTEGER NOT NULL, -- unix days, UTC
 	link    INTEGER NOT NULL,
-	minute  INTEGER NOT NULL, -- unix minutes, UTC
+	minute  INTEGER NOT NULL, -- minute of the day, 0 to 1439
 	visitor INTEGER NOT NULL, -- the day's keyed hash; 0 unknown
 	client  INTEGER NOT NULL,
 	source  INTEGER NOT NULL,
 	clicks  INTEGER NOT NULL,
-	PRIMARY KEY (link, minute, visitor, client, source)
+	PRIMARY KEY (day, link, minute, visitor, client, source)
 ) WITHOUT ROWID;
 
 -- Batch ids applied, so a retried batch is stored once.

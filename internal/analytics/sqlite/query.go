@@ -272,59 +272,70 @@ func (p *plan) monthSQL(local string) string {
 	return b.String()
 }
 
+// absMinute is an event's time in unix minutes.
+const absMinute = "(e.day * 1440 + e.minute)"
+
+// maxRangeRows bounds the (link, day) pairs a raw query seeks one by one;
+// past it the query scans the days' rows and keeps the links' (a link set
+// of thousands is most of its namespace anyway).
+const maxRangeRows = 20000
+
 // rawPart adds the raw events in the minute ranges segs (or, with
 // perLink, each link's own ranges) to a. Visitors are distinct per group
 // and UTC day, summed over days.
 func (s *Store) rawPart(ctx context.Context, conn *sql.Conn, p *plan, segs [][2]int64, perLink map[int64][][2]int64, a acc) error {
-	type rng struct{ link, lo, hi int64 }
-	var ranges []rng
-	switch {
-	case perLink != nil:
-		for l, rs := range perLink {
-			for _, r := range rs {
-				ranges = append(ranges, rng{l, r[0], r[1]})
-			}
-		}
-	case p.links != nil:
+	if perLink == nil && p.links != nil {
+		perLink = make(map[int64][][2]int64, len(p.links))
 		for _, l := range p.links {
-			for _, r := range segs {
-				ranges = append(ranges, rng{l, r[0], r[1]})
-			}
+			perLink[l] = segs
 		}
 	}
 	where := p.dimFilterSQL()
 	joins := ""
-	if len(where) > 0 || p.needsClients() {
+	if p.needsClients() {
 		joins += " JOIN clients c ON c.id = e.client"
 	}
 	if p.needsSources() {
 		joins += " JOIN sources s ON s.id = e.source"
 	}
-	g := p.groupSQL("e.minute", "e.link")
+	g := p.groupSQL(absMinute, "e.link")
 	cond := ""
 	if len(where) > 0 {
 		cond = " AND " + strings.Join(where, " AND ")
 	}
-	inner := func(from string) string {
+	inner := func(from, filter string) string {
 		return `SELECT g, sum(n), sum(v) FROM (
-	SELECT ` + g + ` AS g, e.minute / 1440 AS d, sum(e.clicks) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
-	FROM ` + from + joins + ` WHERE 1` + cond + `
+	SELECT ` + g + ` AS g, e.day AS d, sum(e.clicks) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
+	FROM ` + from + joins + ` WHERE ` + filter + cond + `
 	GROUP BY g, d) GROUP BY g`
 	}
-	if perLink != nil || p.links != nil {
-		if len(ranges) == 0 {
+	if perLink != nil {
+		// One seek per link and day: [link, day, first minute, end minute].
+		var rs [][4]int64
+		for l, ranges := range perLink {
+			for _, r := range ranges {
+				for d := r[0] / 1440; d*1440 < r[1]; d++ {
+					rs = append(rs, [4]int64{l, d, max(r[0]-d*1440, 0), min(r[1]-d*1440, 1440)})
+				}
+			}
+		}
+		if len(rs) == 0 {
 			return nil
 		}
-		js := make([][3]int64, len(ranges))
-		for i, r := range ranges {
-			js[i] = [3]int64{r.link, r.lo, r.hi}
+		if len(rs) <= maxRangeRows {
+			b, _ := json.Marshal(rs)
+			return scanInto(ctx, conn, a, `WITH r AS (SELECT value ->> 0 AS link, value ->> 1 AS day, value ->> 2 AS lo, value ->> 3 AS hi FROM json_each(?))
+`+inner("r CROSS JOIN events e ON e.day = r.day AND e.link = r.link AND e.minute >= r.lo AND e.minute < r.hi", "1"), string(b))
 		}
-		b, _ := json.Marshal(js)
-		return scanInto(ctx, conn, a, `WITH r AS (SELECT value ->> 0 AS link, value ->> 1 AS lo, value ->> 2 AS hi FROM json_each(?))
-`+inner("r CROSS JOIN events e ON e.link = r.link AND e.minute >= r.lo AND e.minute < r.hi"), string(b))
+	}
+	linkCond, linkArg := "e.link IN (SELECT id FROM links WHERE namespace = ?)", any(p.ns)
+	if p.links != nil {
+		b, _ := json.Marshal(p.links)
+		linkCond, linkArg = "e.link IN (SELECT value FROM json_each(?))", string(b)
 	}
 	for _, r := range segs {
-		if err := scanInto(ctx, conn, a, inner("links l CROSS JOIN events e ON e.link = l.id AND e.minute >= ? AND e.minute < ? AND l.namespace = ?"), r[0], r[1], p.ns); err != nil {
+		if err := scanInto(ctx, conn, a, inner("events e", "e.day >= ? AND e.day <= ? AND "+absMinute+" >= ? AND "+absMinute+" < ? AND "+linkCond),
+			r[0]/1440, (r[1]-1)/1440, r[0], r[1], linkArg); err != nil {
 			return err
 		}
 	}

@@ -96,7 +96,7 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 			return err
 		}
 	}
-	ev, err := tx.PrepareContext(ctx, `INSERT INTO events (link, minute, visitor, client, source, clicks) VALUES (?, ?, ?, ?, ?, ?)
+	ev, err := tx.PrepareContext(ctx, `INSERT INTO events (day, link, minute, visitor, client, source, clicks) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO UPDATE SET clicks = clicks + excluded.clicks`)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 		}
 		m := e.Minute()
 		days[m/1440] = struct{}{}
-		if _, err := ev.ExecContext(ctx, link, m, int64(e.Visitor), client, source, e.Clicks); err != nil {
+		if _, err := ev.ExecContext(ctx, m/1440, link, m%1440, int64(e.Visitor), client, source, e.Clicks); err != nil {
 			return err
 		}
 	}

@@ -100,7 +100,7 @@ func ParseParams(v url.Values, now time.Time) (Query, error) {
 		}
 		q.Filters[d] = vals
 	}
-	if err := q.Validate(); err != nil {
+	if err := q.validateParams(); err != nil {
 		return Query{}, err
 	}
 	return q, nil
@@ -154,14 +154,17 @@ func parseRange(v url.Values, now time.Time, loc *time.Location) (start, end tim
 	}
 	now = now.In(loc)
 	if hasStart || hasEnd {
-		if start, err = parseTime(v, "start"); err != nil {
-			return start, end, "", err
-		}
 		end = now
 		if hasEnd {
 			if end, err = parseTime(v, "end"); err != nil {
 				return start, end, "", err
 			}
+		}
+		if !hasStart {
+			return start, end, "", ParamError("start", "is required with end")
+		}
+		if start, err = parseTime(v, "start"); err != nil {
+			return start, end, "", err
 		}
 		if !start.Before(end) {
 			return start, end, "", ParamError("start", "must be before end")
@@ -216,6 +219,11 @@ func (q *Query) Validate() error {
 	if q.Namespace == "" {
 		return ParamError("namespace", "is required")
 	}
+	return q.validateParams()
+}
+
+// validateParams is Validate without the caller's part (namespace).
+func (q *Query) validateParams() error {
 	if !q.GroupBy.Valid() {
 		return ParamError("group_by", "%q is not one of %s", q.GroupBy, joinGroupBys())
 	}

@@ -162,7 +162,7 @@ func TestRetentionAndDeletion(t *testing.T) {
 	g.Expect(res.Rows).NotTo(ContainElement(HaveField("Key", gone.UID)))
 	for _, table := range []string{"events", "link_days", "link_values", "link_months"} {
 		var n int
-		g.Expect(s.r.QueryRow("SELECT count(*) FROM "+table+" WHERE link NOT IN (SELECT id FROM links)").Scan(&n)).To(Succeed())
+		g.Expect(s.r.QueryRow("SELECT count(*) FROM " + table + " WHERE link NOT IN (SELECT id FROM links)").Scan(&n)).To(Succeed())
 		g.Expect(n).To(BeZero(), table)
 	}
 

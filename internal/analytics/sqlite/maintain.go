@@ -55,7 +55,7 @@ func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	if err := f(tx); err != nil {
 		return err
 	}

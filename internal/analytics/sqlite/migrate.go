@@ -165,7 +165,7 @@ func step(ctx context.Context, conn *sql.Conn, v int) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	// Re-read inside the transaction: another process may have migrated.
 	var cur int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {

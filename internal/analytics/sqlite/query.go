@@ -41,6 +41,9 @@ type plan struct {
 	dim     analytics.Dimension // for a dimension grouping
 	// the range in unix minutes, [lo, hi)
 	lo, hi int64
+	src    analytics.Source
+	// monthly: from link_months (and raw events for the rest)
+	monthly bool
 }
 
 type filter struct {
@@ -53,63 +56,14 @@ func (s *Store) Query(ctx context.Context, q analytics.Query) (analytics.Result,
 	if err := q.Validate(); err != nil {
 		return analytics.Result{}, err
 	}
-	now := s.now()
-	p := &plan{q: q, loc: q.Location}
-	if p.loc == nil {
-		p.loc = time.UTC
+	p, err := s.route(q, s.now())
+	if err != nil {
+		return analytics.Result{}, err
 	}
-	p.dim, _ = q.GroupBy.Dimension()
-	rawFirst := s.rawFirstDay(now) * 1440
-	start, end := q.Start, q.End
-	if start.IsZero() || start.Unix()/60 < s.rollupFirstDay(now)*1440 {
-		start = time.Unix(s.rollupFirstDay(now)*86400, 0)
+	res := analytics.Result{
+		Start: time.Unix(p.lo*60, 0).In(p.loc), End: q.End.In(p.loc),
+		Granularity: q.Granularity, Location: p.loc, Source: p.src,
 	}
-	if !start.Before(end) {
-		return analytics.Result{}, analytics.ParamError("start", "the range ends before the oldest analytics kept (%s)", start.UTC().Format(time.DateOnly))
-	}
-	src := q.Source
-	p.pieces = zonePieces(p.loc, start, end)
-	aligned := utcAligned(p.pieces)
-	if src == analytics.SourceEvents && start.Unix()/60 < rawFirst {
-		start = time.Unix(rawFirst*60, 0)
-		p.pieces = zonePieces(p.loc, start, end)
-	}
-	withinRaw := start.Unix()/60 >= rawFirst
-	exact := q.Granularity != analytics.Hour && aligned && len(q.Filters) == 0 &&
-		(q.Links == nil || len(q.Links) == 1 || q.GroupBy == analytics.GroupByLink)
-	if src == analytics.SourceAuto {
-		src = analytics.SourceEvents
-		if exact || !withinRaw {
-			src = analytics.SourceRollups
-		}
-	}
-	monthly := false
-	if src == analytics.SourceRollups {
-		if q.Granularity == analytics.Hour && q.GroupBy == analytics.GroupByTimeseries {
-			return analytics.Result{}, analytics.ParamError("granularity", "hour needs raw events, kept for %s: use day or month, or a range within the raw retention", s.opts.Retention)
-		}
-		if !aligned {
-			if !wholeHours(p.pieces) {
-				return analytics.Result{}, analytics.ParamError("timezone", "%s is not a whole number of hours from UTC: its buckets need raw events, kept for %s", p.loc, s.opts.Retention)
-			}
-			// Rollups are UTC days: beyond the raw retention a zone a whole
-			// number of hours off is answered in UTC (Result.Location says so).
-			p.loc = time.UTC
-			p.pieces = zonePieces(p.loc, start, end)
-		}
-		if len(q.Filters) > 0 || (q.Links != nil && len(q.Links) > 1 && q.GroupBy != analytics.GroupByLink) ||
-			(q.Links != nil && p.dim != 0 && !withinRaw) {
-			// link_months: any filter and grouping, by whole UTC months.
-			if q.GroupBy == analytics.GroupByTimeseries && q.Granularity != analytics.Month {
-				return analytics.Result{}, analytics.ParamError("granularity", "filters and link sets beyond the raw retention (%s) are answered by month", s.opts.Retention)
-			}
-			monthly = true
-			start = time.Unix(monthStartDay(monthOfDay(start.Unix()/86400))*86400, 0)
-			p.pieces = zonePieces(p.loc, start, end)
-		}
-	}
-	p.lo, p.hi = start.Unix()/60, (end.Unix()+59)/60
-	res := analytics.Result{Start: start.In(p.loc), End: end.In(p.loc), Granularity: q.Granularity, Location: p.loc, Source: src}
 	conn, err := s.r.Conn(ctx)
 	if err != nil {
 		return analytics.Result{}, fmt.Errorf("analytics query: %w", err)
@@ -122,9 +76,9 @@ func (s *Store) Query(ctx context.Context, q analytics.Query) (analytics.Result,
 	a := acc{}
 	if ok {
 		switch {
-		case src == analytics.SourceEvents:
+		case p.src == analytics.SourceEvents:
 			err = s.rawPart(ctx, conn, p, [][2]int64{{p.lo, p.hi}}, nil, a)
-		case monthly:
+		case p.monthly:
 			err = s.monthsPart(ctx, conn, p, a)
 		default:
 			err = s.rollupPart(ctx, conn, p, a)
@@ -137,6 +91,73 @@ func (s *Store) Query(ctx context.Context, q analytics.Query) (analytics.Result,
 		return analytics.Result{}, fmt.Errorf("analytics query: %w", err)
 	}
 	return res, nil
+}
+
+// route decides where q is answered from, as of now, and the range and
+// zone that answer has.
+func (s *Store) route(q analytics.Query, now time.Time) (*plan, error) {
+	p := &plan{q: q, loc: q.Location}
+	if p.loc == nil {
+		p.loc = time.UTC
+	}
+	p.dim, _ = q.GroupBy.Dimension()
+	rawFirst := s.rawFirstDay(now) * 1440
+	start, end := q.Start, q.End
+	if start.IsZero() || start.Unix()/60 < s.rollupFirstDay(now)*1440 {
+		start = time.Unix(s.rollupFirstDay(now)*86400, 0)
+	}
+	if !start.Before(end) {
+		return nil, analytics.ParamError("start", "the range ends before the oldest analytics kept (%s)", start.UTC().Format(time.DateOnly))
+	}
+	p.src = q.Source
+	aligned := utcAligned(zonePieces(p.loc, start, end))
+	if p.src == analytics.SourceEvents && start.Unix()/60 < rawFirst {
+		start = time.Unix(rawFirst*60, 0)
+	}
+	withinRaw := start.Unix()/60 >= rawFirst
+	if p.src == analytics.SourceAuto {
+		p.src = analytics.SourceEvents
+		exact := q.Granularity != analytics.Hour && aligned && len(q.Filters) == 0 &&
+			(q.Links == nil || len(q.Links) == 1 || q.GroupBy == analytics.GroupByLink)
+		if exact || !withinRaw {
+			p.src = analytics.SourceRollups
+		}
+	}
+	if p.src == analytics.SourceRollups {
+		var err error
+		if start, err = s.routeRollups(p, start, end, aligned, withinRaw); err != nil {
+			return nil, err
+		}
+	}
+	p.pieces = zonePieces(p.loc, start, end)
+	p.lo, p.hi = start.Unix()/60, (end.Unix()+59)/60
+	return p, nil
+}
+
+// routeRollups checks what the rollups can answer, moves the zone to UTC
+// or the start to a month's where they answer so, and returns the start.
+func (s *Store) routeRollups(p *plan, start, end time.Time, aligned, withinRaw bool) (time.Time, error) {
+	q := p.q
+	if q.Granularity == analytics.Hour && q.GroupBy == analytics.GroupByTimeseries {
+		return start, analytics.ParamError("granularity", "hour needs raw events, kept for %s: use day or month, or a range within the raw retention", s.opts.Retention)
+	}
+	if !aligned {
+		if !wholeHours(zonePieces(p.loc, start, end)) {
+			return start, analytics.ParamError("timezone", "%s is not a whole number of hours from UTC: its buckets need raw events, kept for %s", p.loc, s.opts.Retention)
+		}
+		// Rollups are UTC days: beyond the raw retention a zone a whole
+		// number of hours off is answered in UTC (Result.Location says so).
+		p.loc = time.UTC
+	}
+	if len(q.Filters) > 0 || (len(q.Links) > 1 && q.GroupBy != analytics.GroupByLink) || (q.Links != nil && p.dim != 0 && !withinRaw) {
+		// link_months: any filter and grouping, by whole UTC months.
+		if q.GroupBy == analytics.GroupByTimeseries && q.Granularity != analytics.Month {
+			return start, analytics.ParamError("granularity", "filters and link sets beyond the raw retention (%s) are answered by month", s.opts.Retention)
+		}
+		p.monthly = true
+		start = time.Unix(monthStartDay(monthOfDay(start.Unix()/86400))*86400, 0)
+	}
+	return start, nil
 }
 
 // resolve turns names into ids; false when nothing can match.

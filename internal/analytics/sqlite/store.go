@@ -107,7 +107,7 @@ func (s *Store) Forget(ctx context.Context, at time.Time, uids ...string) error 
 	if err != nil {
 		return fmt.Errorf("analytics forget: %w", err)
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	st, err := tx.PrepareContext(ctx, "UPDATE links SET deleted_at = ? WHERE uid = ? AND deleted_at IS NULL")
 	if err != nil {
 		return fmt.Errorf("analytics forget: %w", err)

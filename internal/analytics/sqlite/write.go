@@ -70,7 +70,7 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	res, err := tx.ExecContext(ctx, "INSERT INTO batches (id, at) VALUES (?, ?) ON CONFLICT DO NOTHING", b.ID, time.Now().Unix())
 	if err != nil {
 		return err

@@ -84,7 +84,7 @@ func New(cfg Config) *Generator {
 	}
 	g.cum = cumulative(w)
 	c := analytics.NewUAClassifier(0)
-	var uw []float64
+	uw := make([]float64, 0, len(userAgents))
 	for _, u := range userAgents {
 		g.uas = append(g.uas, c.Classify(u.ua))
 		uw = append(uw, u.weight)

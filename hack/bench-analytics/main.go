@@ -15,6 +15,10 @@
 //     workspace's top links over 90 days, workspace breakdowns over 30 and
 //     90 days.
 //
+// -shapes counts instead, without a database, the rows that each candidate
+// layout (raw rows, hourly or daily rollups per link and dimension, the
+// dictionaries) would hold for the same clicks.
+//
 // With -dir the database is kept and a later run with the same flags skips
 // the load and Maintain.
 package main
@@ -46,7 +50,12 @@ func main() {
 	dir := flag.String("dir", "", "keep the database in this directory (reused when it holds one)")
 	n := flag.Int("n", 100, "queries per kind")
 	seed := flag.Uint64("seed", 1, "generator seed")
+	shapesOnly := flag.Bool("shapes", false, "only count the rows each candidate layout would hold (no database)")
 	flag.Parse()
+	if *shapesOnly {
+		shapes(*clicks, *links, *days, *seed)
+		return
+	}
 	if err := run(*clicks, *links, *days, *batch, *dir, *n, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-analytics:", err)
 		os.Exit(1)

@@ -31,6 +31,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -51,18 +52,24 @@ func main() {
 	n := flag.Int("n", 100, "queries per kind")
 	seed := flag.Uint64("seed", 1, "generator seed")
 	shapesOnly := flag.Bool("shapes", false, "only count the rows each candidate layout would hold (no database)")
+	only := flag.String("only", "", "run only the queries whose name matches this regular expression")
 	flag.Parse()
 	if *shapesOnly {
 		shapes(*clicks, *links, *days, *seed)
 		return
 	}
-	if err := run(*clicks, *links, *days, *batch, *dir, *n, *seed); err != nil {
+	re, err := regexp.Compile(*only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-analytics: -only:", err)
+		os.Exit(2)
+	}
+	if err := run(*clicks, *links, *days, *batch, *dir, *n, *seed, re); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-analytics:", err)
 		os.Exit(1)
 	}
 }
 
-func run(clicks int64, links, days, batch int, dir string, n int, seed uint64) error {
+func run(clicks int64, links, days, batch int, dir string, n int, seed uint64, only *regexp.Regexp) error {
 	ctx := context.Background()
 	if dir == "" {
 		d, err := os.MkdirTemp("", "bench-analytics-")
@@ -107,7 +114,7 @@ func run(clicks int64, links, days, batch int, dir string, n int, seed uint64) e
 	if s, err = sqlite.Open(ctx, opts); err != nil {
 		return err
 	}
-	return queries(ctx, s, g, n, seed)
+	return queries(ctx, s, g, n, seed, only)
 }
 
 // load writes the generated clicks up to now through an Aggregator, one
@@ -202,7 +209,7 @@ type kind struct {
 	q    func(i int) analytics.Query
 }
 
-func queries(ctx context.Context, s *sqlite.Store, g *synth.Generator, n int, seed uint64) error {
+func queries(ctx context.Context, s *sqlite.Store, g *synth.Generator, n int, seed uint64, only *regexp.Regexp) error {
 	now := time.Now().UTC()
 	ls := g.Links()
 	ns := ls[0].Namespace
@@ -264,6 +271,9 @@ func queries(ctx context.Context, s *sqlite.Store, g *synth.Generator, n int, se
 	defer runtime.UnlockOSThread()
 	fmt.Printf("| query (%d runs, exclude_bots) | source | p50 | p99 | max | CPU p50 | CPU p99 | rows |\n|---|---|---|---|---|---|---|---|\n", n)
 	for _, k := range kinds {
+		if !only.MatchString(k.name) {
+			continue
+		}
 		runs := n
 		if strings.HasSuffix(k.name, "(raw)") {
 			runs = max(5, n/10)

@@ -477,26 +477,32 @@ func (s *Store) rollupPart(ctx context.Context, conn *sql.Conn, p *plan, a acc) 
 	perLink := map[int64][][2]int64{}
 	for _, r := range runs {
 		switch {
-		case p.q.GroupBy == analytics.GroupByLink || (p.q.GroupBy == analytics.GroupByTimeseries && p.links != nil):
+		case p.q.GroupBy == analytics.GroupByLink:
+			// One range scan per link, no sort: a GROUP BY over the rows of
+			// every link of a namespace costs twice as much (measured).
+			n, v := "clicks + bot_clicks", "visitors + bot_visitors"
+			if p.q.ExcludeBots {
+				n, v = "clicks", "visitors"
+			}
+			from, arg := "links l WHERE l.namespace = ?3", any(p.ns)
+			if p.links != nil {
+				b, _ := json.Marshal(p.links)
+				from, arg = "(SELECT value AS id FROM json_each(?3)) l", string(b)
+			}
+			sub := func(col string) string {
+				return "coalesce((SELECT sum(" + col + ") FROM link_days WHERE link = l.id AND day >= ?1 AND day < ?2), 0)"
+			}
+			if err := scanInto(ctx, conn, a, `SELECT id, n, v FROM (SELECT l.id AS id, `+sub(n)+` AS n, `+sub(v)+` AS v FROM `+from+`) WHERE n > 0`, r[0], r[1], arg); err != nil {
+				return err
+			}
+		case p.q.GroupBy == analytics.GroupByTimeseries && p.links != nil:
 			n, v := "ld.clicks + ld.bot_clicks", "ld.visitors + ld.bot_visitors"
 			if p.q.ExcludeBots {
 				n, v = "ld.clicks", "ld.visitors"
 			}
-			key := "ld.link"
-			if p.q.GroupBy == analytics.GroupByTimeseries {
-				key = strings.ReplaceAll(dayKey, "day", "ld.day")
-			}
 			from, args := p.linkSource()
-			nsCond := ""
-			if p.links == nil {
-				nsCond = " AND l.namespace = ?"
-			}
-			args = append(args, r[0], r[1])
-			if p.links == nil {
-				args = append(args, p.ns)
-			}
-			if err := scanInto(ctx, conn, a, `SELECT `+key+`, sum(`+n+`), sum(`+v+`) FROM `+from+
-				` CROSS JOIN link_days ld ON ld.link = l.id AND ld.day >= ? AND ld.day < ?`+nsCond+` GROUP BY 1`, args...); err != nil {
+			if err := scanInto(ctx, conn, a, `SELECT `+strings.ReplaceAll(dayKey, "day", "ld.day")+`, sum(`+n+`), sum(`+v+`) FROM `+from+
+				` CROSS JOIN link_days ld ON ld.link = l.id AND ld.day >= ? AND ld.day < ? GROUP BY 1`, append(args, r[0], r[1])...); err != nil {
 				return err
 			}
 		case p.links == nil:

@@ -146,6 +146,10 @@ bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
 bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light). LINKS, CONNECTIONS, DURATION, ROUNDS.
 	GO=$(GO) hack/bench-redirect.sh
 
+.PHONY: bench-analytics
+bench-analytics: ## Load CLICKS (10000000) clicks over 90 days in 10000 links into the SQLite analytics store; print ingest, bytes per click and query latencies. ARGS="..." passes flags.
+	$(GO) run ./hack/bench-analytics -clicks $(or $(CLICKS),10000000) $(ARGS)
+
 .PHONY: bench-scale
 bench-scale: control-plane build ## Load N links (100000) into kurz dev's control plane, start kurz manager, print serve/settle times, RSS, API and redirect figures. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-scale -n $(or $(N),100000) -kurz $(BIN)/kurz $(ARGS)

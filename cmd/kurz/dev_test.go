@@ -107,10 +107,10 @@ func TestDevGatewayFlags(t *testing.T) {
 	g.Expect(c.manager.Controllers.Gateway.Backend.PortNumber).To(Equal(int32(8081)))
 
 	for want, args := range map[string][]string{
-		"ingress-class and gateway-class/gateway are exclusive": {"--gateway-class", "example", "--ingress-class", "nginx"},
-		"gateway-class and gateway are exclusive":               {"--gateway-class", "example", "--gateway", "infra/shared"},
-		"want NAMESPACE/NAME":                                   {"--gateway", "shared"},
-		"needs the Service's port number":                       {"--gateway-backend", "kurz-redirect:http"},
+		"--ingress-class and --gateway-class/--gateway are exclusive": {"--gateway-class", "example", "--ingress-class", "nginx"},
+		"--gateway-class and --gateway are exclusive":                 {"--gateway-class", "example", "--gateway", "infra/shared"},
+		"want NAMESPACE/NAME":                                         {"--gateway", "shared"},
+		"needs the Service's port number":                             {"--gateway-backend", "kurz-redirect:http"},
 	} {
 		_, err := parseDevFlags(args)
 		g.Expect(err).To(MatchError(ContainSubstring(want)), "%q", args)

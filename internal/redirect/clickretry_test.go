@@ -9,6 +9,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
 // TestRetriedClickPatchCountsOnce: kube-apiserver applies a click patch but
@@ -26,8 +28,8 @@ func TestRetriedClickPatchCountsOnce(t *testing.T) {
 			g := NewWithT(t)
 			name := fmt.Sprintf("l%d", i)
 			l := createLink(t, ns, name, host, name, "https://dest.example/", nil)
-			p := newHoldProxy(t)
-			pc := p.client(t)
+			p := apiproxy.New(t, cfg)
+			pc := p.Client(t)
 			q := &clickQueue{}
 			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
 			f := newFlusher(q, pc, pc, 100)
@@ -39,9 +41,9 @@ func TestRetriedClickPatchCountsOnce(t *testing.T) {
 			for range 3 {
 				c.click(time.Now().UnixNano())
 			}
-			p.setMode(proxyCommitThen503)
+			p.SetMode(apiproxy.CommitThen503)
 			f.flush(ctx, false)
-			g.Expect(p.swallowedCodes()).To(Equal([]int{http.StatusOK}), "the first copy was applied")
+			g.Expect(p.Swallowed()).To(Equal([]int{http.StatusOK}), "the first copy was applied")
 			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(3)))
 
 			// Whatever the round left (an unsure write, counts) is settled

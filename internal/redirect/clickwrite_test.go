@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
 // TestUnansweredClickWrite sends click patches to a frozen API server (the
@@ -27,29 +28,29 @@ func TestUnansweredClickWrite(t *testing.T) {
 		// between runs after the first, unanswered flush of 3 clicks, with
 		// the proxy still holding; it returns what the parked patches
 		// answered when delivered now (nil: delivered at the end).
-		between func(t *testing.T, f *flusher, p *holdProxy, c *counter) []int
+		between func(t *testing.T, f *flusher, p *apiproxy.Proxy, c *counter) []int
 		// late is what the parked patches answer when delivered at the end.
 		late []int
 	}{{
 		name: "applied late, then settled by its marker",
-		between: func(t *testing.T, f *flusher, p *holdProxy, c *counter) []int {
-			return p.release(t)
+		between: func(t *testing.T, f *flusher, p *apiproxy.Proxy, c *counter) []int {
+			return p.Release(t)
 		},
 	}, {
 		name: "sent again while frozen, both delivered: one applies",
-		between: func(t *testing.T, f *flusher, p *holdProxy, c *counter) []int {
+		between: func(t *testing.T, f *flusher, p *apiproxy.Proxy, c *counter) []int {
 			c.click(time.Now().UnixNano())
 			_, failed := f.flush(ctx, false) // settling resends it: held too
 			NewWithT(t).Expect(failed).To(Equal(1))
-			NewWithT(t).Expect(p.parkedCount()).To(Equal(2))
-			return p.release(t)
+			NewWithT(t).Expect(p.Parked()).To(Equal(2))
+			return p.Release(t)
 		},
 	}, {
 		name: "sent again and applied, the late one conflicts",
 		late: []int{http.StatusConflict},
 	}, {
 		name: "another write moved resourceVersion, the late one conflicts",
-		between: func(t *testing.T, f *flusher, p *holdProxy, c *counter) []int {
+		between: func(t *testing.T, f *flusher, p *apiproxy.Proxy, c *counter) []int {
 			g := NewWithT(t)
 			var l kurzv1alpha1.Link
 			g.Expect(k8s.Get(ctx, keyOf(c.namespace, c.name), &l)).To(Succeed())
@@ -63,8 +64,8 @@ func TestUnansweredClickWrite(t *testing.T) {
 			g := NewWithT(t)
 			name := fmt.Sprintf("l%d", i)
 			l := createLink(t, ns, name, unansweredHost, name, "https://dest.example/", nil)
-			p := newHoldProxy(t)
-			pc := p.client(t)
+			p := apiproxy.New(t, cfg)
+			pc := p.Client(t)
 			q := &clickQueue{}
 			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
 			f := newFlusher(q, pc, pc, 100)
@@ -73,11 +74,11 @@ func TestUnansweredClickWrite(t *testing.T) {
 			for range 3 {
 				c.click(time.Now().UnixNano())
 			}
-			p.setMode(proxyHold)
+			p.SetMode(apiproxy.Hold)
 			_, failed := f.flush(ctx, false)
 			g.Expect(failed).To(Equal(1))
 			g.Expect(f.unsure).To(HaveLen(1))
-			g.Expect(p.parkedCount()).To(Equal(1))
+			g.Expect(p.Parked()).To(Equal(1))
 			g.Expect(clicksOf(t, ns, name)).To(BeZero())
 
 			var early []int
@@ -92,7 +93,7 @@ func TestUnansweredClickWrite(t *testing.T) {
 					g.Expect(code).To(Equal(http.StatusConflict))
 				}
 			}
-			p.setMode(proxyPass)
+			p.SetMode(apiproxy.Pass)
 			c.click(time.Now().UnixNano())
 			_, failed = f.flush(ctx, false)
 			g.Expect(failed).To(BeZero())
@@ -104,7 +105,7 @@ func TestUnansweredClickWrite(t *testing.T) {
 			g.Expect(clicksOf(t, ns, name)).To(Equal(want))
 
 			// Whatever is still parked arrives now, too late to count.
-			g.Expect(p.release(t)).To(Equal(tt.late))
+			g.Expect(p.Release(t)).To(Equal(tt.late))
 			g.Expect(clicksOf(t, ns, name)).To(Equal(want))
 			g.Expect(k8s.Get(ctx, keyOf(ns, name), l)).To(Succeed())
 			g.Expect(l.Status.ClickWriters).To(ConsistOf(HaveField("ID", f.marks.id)))
@@ -152,29 +153,29 @@ func TestTwoReplicasFrozenAPIServer(t *testing.T) {
 	g := NewWithT(t)
 	ns, frozenHost := namespaceWithDomain(t, "frozen.test")
 	createLink(t, ns, "l", frozenHost, "k", "https://dest.example/", nil)
-	pa, pb := newHoldProxy(t), newHoldProxy(t)
+	pa, pb := apiproxy.New(t, cfg), apiproxy.New(t, cfg)
 	o := testOptions()
-	a, b := startServerOn(t, pa.config(), o), startServerOn(t, pb.config(), o)
+	a, b := startServerOn(t, pa.Config(), o), startServerOn(t, pb.Config(), o)
 	for _, ts := range []*testServer{a, b} {
 		g.Eventually(func() int { return do(t, "HEAD", ts.base, frozenHost, "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 	}
-	pa.setMode(proxyHold)
-	pb.setMode(proxyHold)
+	pa.SetMode(apiproxy.Hold)
+	pb.SetMode(apiproxy.Hold)
 	hammer(t, a.base, frozenHost, "/k", 30)
 	hammer(t, b.base, frozenHost, "/k", 20)
-	g.Eventually(pa.parkedCount, 30*time.Second).Should(BeNumerically(">", 0))
-	g.Eventually(pb.parkedCount, 30*time.Second).Should(BeNumerically(">", 0))
+	g.Eventually(pa.Parked, 30*time.Second).Should(BeNumerically(">", 0))
+	g.Eventually(pb.Parked, 30*time.Second).Should(BeNumerically(">", 0))
 	hammer(t, a.base, frozenHost, "/k", 10) // counted while frozen, written later
 
 	// Resume: the parked patches arrive, in whatever order; the replicas
 	// settle theirs and write the rest.
-	codes := append(pa.release(t), pb.release(t)...)
+	codes := append(pa.Release(t), pb.Release(t)...)
 	g.Expect(codes).To(ContainElement(http.StatusOK))
-	pa.setMode(proxyPass)
-	pb.setMode(proxyPass)
+	pa.SetMode(apiproxy.Pass)
+	pb.SetMode(apiproxy.Pass)
 	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(60)))
 	// Patches parked after the release (resends, new writes) arrive too late.
-	for _, code := range append(pa.release(t), pb.release(t)...) {
+	for _, code := range append(pa.Release(t), pb.Release(t)...) {
 		g.Expect(code).To(Equal(http.StatusConflict))
 	}
 	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, 2*time.Second).Should(Equal(int64(60)))

@@ -8,6 +8,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
 // pendingGauges reads kurz_clicks_pending_links and kurz_clicks_pending
@@ -37,14 +39,14 @@ func pendingGauges(g Gomega) [2]float64 {
 func TestClicksPendingFollowsAnOutage(t *testing.T) {
 	g := NewWithT(t)
 	ns, host := twoLinks(t, "pending.test")
-	p := newHoldProxy(t)
-	a := startServerOn(t, p.config(), testOptions())
+	p := apiproxy.New(t, cfg)
+	a := startServerOn(t, p.Config(), testOptions())
 	for _, k := range []string{"k1", "k2"} {
 		g.Eventually(func() int { return do(t, "HEAD", a.base, host, "/"+k, nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 	}
 	g.Expect(pendingGauges(g)).To(Equal([2]float64{0, 0}), "HEAD counts no click")
 
-	p.setMode(proxyDown)
+	p.SetMode(apiproxy.Down)
 	hammer(t, a.base, host, "/k1", 5)
 	hammer(t, a.base, host, "/k2", 3)
 	g.Eventually(pendingGauges, 30*time.Second).Should(Equal([2]float64{2, 8}))
@@ -54,7 +56,7 @@ func TestClicksPendingFollowsAnOutage(t *testing.T) {
 	hammer(t, a.base, host, "/k1", 2)
 	g.Eventually(pendingGauges, 30*time.Second).Should(Equal([2]float64{2, 10}))
 
-	p.setMode(proxyPass)
+	p.SetMode(apiproxy.Pass)
 	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{7, 3}))
 	g.Eventually(pendingGauges, 30*time.Second).Should(Equal([2]float64{0, 0}))
 }
@@ -68,8 +70,8 @@ func TestClicksPendingWhileAWriteIsUnanswered(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t)
 	l := createLink(t, ns, "l", ns+".unsure.test", "l", "https://dest.example/", nil)
-	p := newHoldProxy(t)
-	pc := p.client(t)
+	p := apiproxy.New(t, cfg)
+	pc := p.Client(t)
 	q := &clickQueue{}
 	c := &counter{uid: l.UID, namespace: ns, name: "l", q: q}
 	f := newFlusher(q, pc, pc, 100)
@@ -80,21 +82,21 @@ func TestClicksPendingWhileAWriteIsUnanswered(t *testing.T) {
 		c.click(time.Now().UnixNano())
 	}
 	g.Expect(pending()).To(Equal([2]int64{1, 3}))
-	p.setMode(proxyHold)
+	p.SetMode(apiproxy.Hold)
 	done := make(chan int)
 	go func() {
 		_, failed := f.flush(ctx, false)
 		done <- failed
 	}()
-	g.Eventually(p.parkedCount, 10*time.Second).Should(Equal(1))
+	g.Eventually(p.Parked, 10*time.Second).Should(Equal(1))
 	g.Expect(pending()).To(Equal([2]int64{1, 3}), "in flight")
 	g.Expect(<-done).To(Equal(1))
 	g.Expect(pending()).To(Equal([2]int64{1, 3}), "outcome unknown")
 	c.click(time.Now().UnixNano())
 	g.Expect(pending()).To(Equal([2]int64{1, 4}))
 
-	g.Expect(p.release(t)).To(Equal([]int{http.StatusOK}))
-	p.setMode(proxyPass)
+	g.Expect(p.Release(t)).To(Equal([]int{http.StatusOK}))
+	p.SetMode(apiproxy.Pass)
 	_, failed := f.flush(ctx, false)
 	g.Expect(failed).To(BeZero())
 	g.Expect(clicksOf(t, ns, "l")).To(Equal(int64(4)))

@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
 // TestSpoolReplay stops a replica while the API server does not answer: its
@@ -24,34 +25,34 @@ func TestSpoolReplay(t *testing.T) {
 	ns, spoolHost := namespaceWithDomain(t, "spool.test")
 	for i, tt := range []struct {
 		name string
-		mode proxyMode
+		mode apiproxy.Mode
 		// releaseBefore delivers the parked patch before the replay; else
 		// after it.
 		releaseBefore bool
 	}{
-		{"unreachable", proxyDown, false},
-		{"frozen, applied before the replay", proxyHold, true},
-		{"frozen, applied after the replay", proxyHold, false},
+		{"unreachable", apiproxy.Down, false},
+		{"frozen, applied before the replay", apiproxy.Hold, true},
+		{"frozen, applied after the replay", apiproxy.Hold, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			k1, k2 := string(rune('a'+i))+"1", string(rune('a'+i))+"2"
 			createLink(t, ns, k1, spoolHost, k1, "https://dest.example/", nil)
 			createLink(t, ns, k2, spoolHost, k2, "https://dest.example/", nil)
-			p := newHoldProxy(t)
+			p := apiproxy.New(t, cfg)
 			path := filepath.Join(t.TempDir(), "clicks.spool")
 			o := testOptions()
 			o.ClickFlushInterval = time.Hour // only the final flush writes
 			o.ClickSpool = path
 			o.ShutdownTimeout = 3 * time.Second
-			a := startServerOn(t, p.config(), o)
+			a := startServerOn(t, p.Config(), o)
 			for _, k := range []string{k1, k2} {
 				g.Eventually(func() int { return do(t, "HEAD", a.base, spoolHost, "/"+k, nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 			}
 			hammer(t, a.base, spoolHost, "/"+k1, 5)
 			hammer(t, a.base, spoolHost, "/"+k2, 3)
 
-			p.setMode(tt.mode)
+			p.SetMode(tt.mode)
 			a.stop()
 			var sf spoolFile
 			b, err := os.ReadFile(path)
@@ -72,17 +73,17 @@ func TestSpoolReplay(t *testing.T) {
 			g.Expect(unsure).To(Equal(1))
 			g.Expect(clicksOf(t, ns, k1) + clicksOf(t, ns, k2)).To(BeZero())
 
-			p.setMode(proxyPass)
+			p.SetMode(apiproxy.Pass)
 			if tt.releaseBefore {
-				g.Expect(p.release(t)).To(Equal([]int{http.StatusOK}))
+				g.Expect(p.Release(t)).To(Equal([]int{http.StatusOK}))
 				g.Expect(clicksOf(t, ns, k1) + clicksOf(t, ns, k2)).To(BeNumerically(">", 0))
 			}
 			o.ClickFlushInterval = 200 * time.Millisecond
 			startServer(t, o) // replays
 			g.Eventually(func() []int64 { return []int64{clicksOf(t, ns, k1), clicksOf(t, ns, k2)} }, 30*time.Second).Should(Equal([]int64{5, 3}))
 			g.Eventually(func() error { _, err := os.Stat(path); return err }, 30*time.Second).Should(MatchError(os.ErrNotExist))
-			if tt.mode == proxyHold && !tt.releaseBefore {
-				g.Expect(p.release(t)).To(Equal([]int{http.StatusConflict}))
+			if tt.mode == apiproxy.Hold && !tt.releaseBefore {
+				g.Expect(p.Release(t)).To(Equal([]int{http.StatusConflict}))
 			}
 			g.Consistently(func() []int64 { return []int64{clicksOf(t, ns, k1), clicksOf(t, ns, k2)} }, time.Second).Should(Equal([]int64{5, 3}))
 			for _, k := range []string{k1, k2} {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
 // TestSpoolBytesPerLink measures what one pending Link takes in the spool:
@@ -138,14 +139,14 @@ func TestSpoolFullDuringOutage(t *testing.T) {
 	for i := range popular + once {
 		createLink(t, ns, name(i), host, fmt.Sprintf("k%03d", i), "https://dest.example/", nil)
 	}
-	p := newHoldProxy(t)
+	p := apiproxy.New(t, cfg)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "clicks.spool")
 	o := testOptions()
 	o.ClickSpool = path
 	o.ClickSpoolSizeLimit = minSpoolSizeLimit
 	capBytes := spoolCap(o.ClickSpoolSizeLimit, 0)
-	a := startServerOn(t, p.config(), o)
+	a := startServerOn(t, p.Config(), o)
 	f := a.srv.flusher
 	g.Eventually(func() int { return do(t, "HEAD", a.base, host, fmt.Sprintf("/k%03d", popular+once-1), nil).status }, 30*time.Second).Should(Equal(302))
 	droppedBefore := testutil.ToFloat64(clicksDropped.WithLabelValues(reasonSpoolFull))
@@ -180,7 +181,7 @@ func TestSpoolFullDuringOutage(t *testing.T) {
 	}()
 	defer func() { close(stop); <-sampled }()
 
-	p.setMode(proxyDown)
+	p.SetMode(apiproxy.Down)
 	for i := range popular + once {
 		n := 1
 		if i < popular {
@@ -216,7 +217,7 @@ func TestSpoolFullDuringOutage(t *testing.T) {
 	}
 
 	// kube-apiserver answers again: the kept clicks are written, once.
-	p.setMode(proxyPass)
+	p.SetMode(apiproxy.Pass)
 	sum := func() map[string]int64 {
 		var ls kurzv1alpha1.LinkList
 		g.Expect(k8s.List(ctx, &ls, client.InNamespace(ns))).To(Succeed())

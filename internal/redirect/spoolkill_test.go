@@ -11,6 +11,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
 // These tests simulate SIGKILL honestly without a second process: a
@@ -48,10 +50,10 @@ func (sf *spoolFile) total() int64 {
 // kill abandons ts as SIGKILL would at this instant: it returns the spool
 // file's content now, and stops ts with its proxy p down, then restores the
 // content.
-func kill(t *testing.T, ts *testServer, p *holdProxy, path string) []byte {
+func kill(t *testing.T, ts *testServer, p *apiproxy.Proxy, path string) []byte {
 	t.Helper()
 	g := NewWithT(t)
-	p.setMode(proxyDown)
+	p.SetMode(apiproxy.Down)
 	b, err := os.ReadFile(path)
 	g.Expect(err).NotTo(HaveOccurred(), "spool on disk at the kill")
 	ts.stop()
@@ -76,16 +78,16 @@ func replaysOnce(t *testing.T, o Options, ns string) {
 func TestSpoolSIGKILLDuringOutage(t *testing.T) {
 	g := NewWithT(t)
 	ns, host := twoLinks(t, "killoutage.test")
-	p := newHoldProxy(t)
+	p := apiproxy.New(t, cfg)
 	path := filepath.Join(t.TempDir(), "clicks.spool")
 	o := testOptions()
 	o.ClickSpool = path
 	o.ShutdownTimeout = 3 * time.Second
-	a := startServerOn(t, p.config(), o)
+	a := startServerOn(t, p.Config(), o)
 	for _, k := range []string{"k1", "k2"} {
 		g.Eventually(func() int { return do(t, "HEAD", a.base, host, "/"+k, nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 	}
-	p.setMode(proxyDown)
+	p.SetMode(apiproxy.Down)
 	hammer(t, a.base, host, "/k1", 5)
 	hammer(t, a.base, host, "/k2", 3)
 	g.Eventually(func() int64 {
@@ -119,13 +121,13 @@ func TestSpoolWriteAhead(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(os.WriteFile(path, b, 0o600)).To(Succeed())
 
-	p := newHoldProxy(t)
-	p.setMode(proxyHold) // reads pass, patches get no answer
+	p := apiproxy.New(t, cfg)
+	p.SetMode(apiproxy.Hold) // reads pass, patches get no answer
 	o := testOptions()
 	o.ClickSpool = path
 	o.ShutdownTimeout = 3 * time.Second
-	a := startServerOn(t, p.config(), o)
-	g.Eventually(p.parkedCount, 30*time.Second).Should(BeNumerically(">=", 1))
+	a := startServerOn(t, p.Config(), o)
+	g.Eventually(p.Parked, 30*time.Second).Should(BeNumerically(">=", 1))
 
 	killed := kill(t, a, p, path)
 	// Every patch of the round was spooled as an unsure write before the
@@ -141,7 +143,7 @@ func TestSpoolWriteAhead(t *testing.T) {
 
 	// The frozen API server applies what it got now; the killed server
 	// never heard of it.
-	codes := p.release(t)
+	codes := p.Release(t)
 	g.Expect(codes).To(ContainElement(http.StatusOK))
 	g.Expect(codes).To(HaveEach(BeElementOf(http.StatusOK, http.StatusConflict)), "resends of one patch apply once")
 	applied := clicksOf(t, ns, "k1") + clicksOf(t, ns, "k2")

@@ -1,4 +1,9 @@
-package redirect
+// Package apiproxy puts a plain-HTTP proxy in front of a suite's envtest
+// kube-apiserver that can cut it off, or freeze it as SIGSTOP does, for the
+// fault tests of the click pipeline (internal/redirect/clicks, and the
+// redirect server's end-to-end tests): one proxy for both suites. It is
+// imported by tests only.
+package apiproxy
 
 import (
 	"bytes"
@@ -13,39 +18,46 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kurz-dev/kurz/internal/scheme"
 )
 
-// holdProxy is a plain-HTTP proxy in front of the envtest API server (it
+// Proxy is a plain-HTTP proxy in front of the envtest API server (it
 // authenticates as the suite's admin). It can freeze the API server as
-// SIGSTOP does: in hold mode it takes PATCH requests and answers nothing
-// until the client gives up; release then delivers them, so the API server
-// applies a patch whose sender long stopped waiting. In down mode every
-// request fails (the connection is closed). In commit-then-503 mode the
+// SIGSTOP does: in Hold mode it takes PATCH requests and answers nothing
+// until the client gives up; Release then delivers them, so the API server
+// applies a patch whose sender long stopped waiting. In Down mode every
+// request fails (the connection is closed). In CommitThen503 mode the
 // next PATCH is forwarded and applied, but its sender is told 503 with
 // Retry-After (as an overloaded API server or a proxy may answer after
 // the work is done); client-go then sends it again. The mode ends with
 // that PATCH.
-type holdProxy struct {
+type Proxy struct {
 	srv       *httptest.Server
 	target    *url.URL
 	transport http.RoundTripper
 	rp        *httputil.ReverseProxy
 
 	mu     sync.Mutex
-	mode   proxyMode
+	mode   Mode
 	parked []parkedRequest
-	// swallowed are the API server's answers to the patches commit-then-503
+	// swallowed are the API server's answers to the patches CommitThen503
 	// mode answered 503 instead.
 	swallowed []int
 }
 
-type proxyMode int
+// Mode is what the proxy does with the requests it gets.
+type Mode int
 
 const (
-	proxyPass proxyMode = iota
-	proxyHold
-	proxyDown
-	proxyCommitThen503
+	// Pass forwards every request.
+	Pass Mode = iota
+	// Hold parks PATCH requests unanswered (see Release); others pass.
+	Hold
+	// Down closes every connection.
+	Down
+	// CommitThen503 forwards the next PATCH and answers it 503.
+	CommitThen503
 )
 
 type parkedRequest struct {
@@ -54,14 +66,15 @@ type parkedRequest struct {
 	body        []byte
 }
 
-func newHoldProxy(t *testing.T) *holdProxy {
+// New starts a proxy in front of the API server of cfg, closed when t ends.
+func New(t testing.TB, cfg *rest.Config) *Proxy {
 	t.Helper()
 	g := NewWithT(t)
 	target, err := url.Parse(cfg.Host)
 	g.Expect(err).NotTo(HaveOccurred())
 	transport, err := rest.TransportFor(cfg)
 	g.Expect(err).NotTo(HaveOccurred())
-	p := &holdProxy{target: target, transport: transport}
+	p := &Proxy{target: target, transport: transport}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
 		Transport:     transport,
@@ -72,27 +85,29 @@ func newHoldProxy(t *testing.T) *holdProxy {
 	return p
 }
 
-// config is a client configuration through the proxy.
-func (p *holdProxy) config() *rest.Config {
+// Config is a client configuration through the proxy.
+func (p *Proxy) Config() *rest.Config {
 	return &rest.Config{Host: p.srv.URL, QPS: -1}
 }
 
-func (p *holdProxy) client(t *testing.T) client.Client {
+// Client is a client through the proxy, on kurz's scheme.
+func (p *Proxy) Client(t testing.TB) client.Client {
 	t.Helper()
-	c, err := client.New(p.config(), client.Options{Scheme: scheme})
+	c, err := client.New(p.Config(), client.Options{Scheme: scheme.Scheme})
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	return c
 }
 
-func (p *holdProxy) setMode(m proxyMode) {
+// SetMode changes what the proxy does with the requests that follow.
+func (p *Proxy) SetMode(m Mode) {
 	p.mu.Lock()
 	p.mode = m
 	p.mu.Unlock()
 }
 
-// release delivers the parked requests in order, and returns their
+// Release delivers the parked requests in order, and returns their
 // answers' status codes.
-func (p *holdProxy) release(t *testing.T) []int {
+func (p *Proxy) Release(t testing.TB) []int {
 	t.Helper()
 	p.mu.Lock()
 	parked := p.parked
@@ -112,40 +127,41 @@ func (p *holdProxy) release(t *testing.T) []int {
 	return codes
 }
 
-// swallowedCodes returns the API server's answers commit-then-503 mode
-// kept from the client.
-func (p *holdProxy) swallowedCodes() []int {
+// Swallowed returns the API server's answers CommitThen503 mode kept from
+// the client.
+func (p *Proxy) Swallowed() []int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]int(nil), p.swallowed...)
 }
 
-func (p *holdProxy) parkedCount() int {
+// Parked is the number of requests Hold mode holds.
+func (p *Proxy) Parked() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.parked)
 }
 
-func (p *holdProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	mode := p.mode
 	p.mu.Unlock()
 	switch {
-	case mode == proxyDown:
+	case mode == Down:
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
 			conn.Close()
 		}
-	case mode == proxyCommitThen503 && r.Method == http.MethodPatch:
+	case mode == CommitThen503 && r.Method == http.MethodPatch:
 		rec := httptest.NewRecorder()
 		p.rp.ServeHTTP(rec, r)
 		p.mu.Lock()
 		p.swallowed = append(p.swallowed, rec.Code)
-		p.mode = proxyPass
+		p.mode = Pass
 		p.mu.Unlock()
 		w.Header().Set("Retry-After", "0")
 		http.Error(w, "injected after the API server answered", http.StatusServiceUnavailable)
-	case mode == proxyHold && r.Method == http.MethodPatch:
+	case mode == Hold && r.Method == http.MethodPatch:
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			return

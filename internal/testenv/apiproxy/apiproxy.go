@@ -15,10 +15,11 @@ import (
 	"sync"
 	"testing"
 
-	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/scheme"
 )
 
@@ -69,11 +70,11 @@ type parkedRequest struct {
 // New starts a proxy in front of the API server of cfg, closed when t ends.
 func New(t testing.TB, cfg *rest.Config) *Proxy {
 	t.Helper()
-	g := NewWithT(t)
+	g := gomega.NewWithT(t)
 	target, err := url.Parse(cfg.Host)
-	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(gomega.HaveOccurred())
 	transport, err := rest.TransportFor(cfg)
-	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(gomega.HaveOccurred())
 	p := &Proxy{target: target, transport: transport}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
@@ -90,11 +91,17 @@ func (p *Proxy) Config() *rest.Config {
 	return &rest.Config{Host: p.srv.URL, QPS: -1}
 }
 
-// Client is a client through the proxy, on kurz's scheme.
+// Client is a client through the proxy, on kurz's scheme. It learns the
+// REST mapping of kurz's kinds now, so that a later outage fails its
+// requests at once, as it does a running manager's (that learned it when
+// it started), rather than its discovery after retries.
 func (p *Proxy) Client(t testing.TB) client.Client {
 	t.Helper()
+	g := gomega.NewWithT(t)
 	c, err := client.New(p.Config(), client.Options{Scheme: scheme.Scheme})
-	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	_, err = c.RESTMapper().RESTMapping(kurzv1alpha1.GroupVersion.WithKind("Link").GroupKind())
+	g.Expect(err).NotTo(gomega.HaveOccurred())
 	return c
 }
 
@@ -106,20 +113,23 @@ func (p *Proxy) SetMode(m Mode) {
 }
 
 // Release delivers the parked requests in order, and returns their
-// answers' status codes.
+// answers' status codes (nil when none is parked).
 func (p *Proxy) Release(t testing.TB) []int {
 	t.Helper()
 	p.mu.Lock()
 	parked := p.parked
 	p.parked = nil
 	p.mu.Unlock()
-	var codes []int
+	if len(parked) == 0 {
+		return nil
+	}
+	codes := make([]int, 0, len(parked))
 	for _, r := range parked {
 		req, err := http.NewRequest(r.method, p.target.Scheme+"://"+p.target.Host+r.uri, bytes.NewReader(r.body))
-		NewWithT(t).Expect(err).NotTo(HaveOccurred())
+		gomega.NewWithT(t).Expect(err).NotTo(gomega.HaveOccurred())
 		req.Header = r.header
 		resp, err := p.transport.RoundTrip(req)
-		NewWithT(t).Expect(err).NotTo(HaveOccurred())
+		gomega.NewWithT(t).Expect(err).NotTo(gomega.HaveOccurred())
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		codes = append(codes, resp.StatusCode)

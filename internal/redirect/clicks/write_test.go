@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"context"
@@ -15,32 +15,30 @@ import (
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
-// TestUnansweredClickWrite sends click patches to a frozen API server (the
-// hold proxy): the flusher never sees an answer, and the API server applies
+// TestUnansweredClickWrite sends click patches to a frozen API server (an
+// apiproxy in Hold mode): the Writer never sees an answer, and the API server applies
 // them later, or never. Whatever the order, the Link ends with exactly the
 // clicks made.
 func TestUnansweredClickWrite(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
-	unansweredHost := ns + ".unanswered.test"
-	for i, tt := range []struct {
+	for _, tt := range []struct {
 		name string
 		// between runs after the first, unanswered flush of 3 clicks, with
 		// the proxy still holding; it returns what the parked patches
 		// answered when delivered now (nil: delivered at the end).
-		between func(t *testing.T, f *flusher, p *apiproxy.Proxy, c *counter) []int
+		between func(t *testing.T, w *Writer, p *apiproxy.Proxy, c *Counter) []int
 		// late is what the parked patches answer when delivered at the end.
 		late []int
 	}{{
 		name: "applied late, then settled by its marker",
-		between: func(t *testing.T, f *flusher, p *apiproxy.Proxy, c *counter) []int {
+		between: func(t *testing.T, w *Writer, p *apiproxy.Proxy, c *Counter) []int {
 			return p.Release(t)
 		},
 	}, {
 		name: "sent again while frozen, both delivered: one applies",
-		between: func(t *testing.T, f *flusher, p *apiproxy.Proxy, c *counter) []int {
-			c.click(time.Now().UnixNano())
-			_, failed := f.flush(ctx, false) // settling resends it: held too
+		between: func(t *testing.T, w *Writer, p *apiproxy.Proxy, c *Counter) []int {
+			c.Click(time.Now().UnixNano())
+			_, failed := w.flush(ctx, false) // settling resends it: held too
 			NewWithT(t).Expect(failed).To(Equal(1))
 			NewWithT(t).Expect(p.Parked()).To(Equal(2))
 			return p.Release(t)
@@ -50,10 +48,10 @@ func TestUnansweredClickWrite(t *testing.T) {
 		late: []int{http.StatusConflict},
 	}, {
 		name: "another write moved resourceVersion, the late one conflicts",
-		between: func(t *testing.T, f *flusher, p *apiproxy.Proxy, c *counter) []int {
+		between: func(t *testing.T, w *Writer, p *apiproxy.Proxy, c *Counter) []int {
 			g := NewWithT(t)
 			var l kurzv1alpha1.Link
-			g.Expect(k8s.Get(ctx, keyOf(c.namespace, c.name), &l)).To(Succeed())
+			g.Expect(k8s.Get(ctx, c.link.key(), &l)).To(Succeed())
 			l.Status.ObservedGeneration = 7 // a controller's status write
 			g.Expect(k8s.Status().Update(ctx, &l)).To(Succeed())
 			return nil
@@ -62,28 +60,24 @@ func TestUnansweredClickWrite(t *testing.T) {
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			name := fmt.Sprintf("l%d", i)
-			l := createLink(t, ns, name, unansweredHost, name, "https://dest.example/", nil)
 			p := apiproxy.New(t, cfg)
 			pc := p.Client(t)
-			q := &clickQueue{}
-			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
-			f := newFlusher(q, pc, pc, 100)
-			f.writeTimeout = 2 * time.Second
+			l, c, w := counted(t, "unanswered", pc, pc)
+			w.writeTimeout = 2 * time.Second
 
 			for range 3 {
-				c.click(time.Now().UnixNano())
+				c.Click(time.Now().UnixNano())
 			}
 			p.SetMode(apiproxy.Hold)
-			_, failed := f.flush(ctx, false)
+			_, failed := w.flush(ctx, false)
 			g.Expect(failed).To(Equal(1))
-			g.Expect(f.unsure).To(HaveLen(1))
+			g.Expect(w.unsure).To(HaveLen(1))
 			g.Expect(p.Parked()).To(Equal(1))
-			g.Expect(clicksOf(t, ns, name)).To(BeZero())
+			g.Expect(stored(t, l)).To(BeZero())
 
 			var early []int
 			if tt.between != nil {
-				early = tt.between(t, f, p, c)
+				early = tt.between(t, w, p, c)
 			}
 			if tt.late == nil {
 				// The first delivered copy applied; any other conflicted.
@@ -94,21 +88,22 @@ func TestUnansweredClickWrite(t *testing.T) {
 				}
 			}
 			p.SetMode(apiproxy.Pass)
-			c.click(time.Now().UnixNano())
-			_, failed = f.flush(ctx, false)
+			c.Click(time.Now().UnixNano())
+			_, failed = w.flush(ctx, false)
 			g.Expect(failed).To(BeZero())
-			g.Expect(f.unsure).To(BeEmpty())
+			g.Expect(w.unsure).To(BeEmpty())
 			want := int64(4)
 			if tt.name == "sent again while frozen, both delivered: one applies" {
 				want = 5
 			}
-			g.Expect(clicksOf(t, ns, name)).To(Equal(want))
+			g.Expect(stored(t, l)).To(Equal(want))
 
 			// Whatever is still parked arrives now, too late to count.
 			g.Expect(p.Release(t)).To(Equal(tt.late))
-			g.Expect(clicksOf(t, ns, name)).To(Equal(want))
-			g.Expect(k8s.Get(ctx, keyOf(ns, name), l)).To(Succeed())
-			g.Expect(l.Status.ClickWriters).To(ConsistOf(HaveField("ID", f.marks.id)))
+			g.Expect(stored(t, l)).To(Equal(want))
+			var o kurzv1alpha1.Link
+			g.Expect(k8s.Get(ctx, l.key(), &o)).To(Succeed())
+			g.Expect(o.Status.ClickWriters).To(ConsistOf(HaveField("ID", w.marks.id)))
 		})
 	}
 }
@@ -143,43 +138,4 @@ func TestPruneWriters(t *testing.T) {
 	later := metav1.NewTime(now.Add(-time.Minute))
 	_, through = pruneWriters(nil, &later, mine, now)
 	g.Expect(through.Time).To(Equal(later.Time))
-}
-
-// TestTwoReplicasFrozenAPIServer: two replicas click one Link while the API
-// server takes their patches without answering; when it resumes it applies
-// one and rejects the other (same resourceVersion). Both settle, and the
-// Link ends with exactly the clicks made.
-func TestTwoReplicasFrozenAPIServer(t *testing.T) {
-	g := NewWithT(t)
-	ns, frozenHost := namespaceWithDomain(t, "frozen.test")
-	createLink(t, ns, "l", frozenHost, "k", "https://dest.example/", nil)
-	pa, pb := apiproxy.New(t, cfg), apiproxy.New(t, cfg)
-	o := testOptions()
-	a, b := startServerOn(t, pa.Config(), o), startServerOn(t, pb.Config(), o)
-	for _, ts := range []*testServer{a, b} {
-		g.Eventually(func() int { return do(t, "HEAD", ts.base, frozenHost, "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
-	}
-	pa.SetMode(apiproxy.Hold)
-	pb.SetMode(apiproxy.Hold)
-	hammer(t, a.base, frozenHost, "/k", 30)
-	hammer(t, b.base, frozenHost, "/k", 20)
-	g.Eventually(pa.Parked, 30*time.Second).Should(BeNumerically(">", 0))
-	g.Eventually(pb.Parked, 30*time.Second).Should(BeNumerically(">", 0))
-	hammer(t, a.base, frozenHost, "/k", 10) // counted while frozen, written later
-
-	// Resume: the parked patches arrive, in whatever order; the replicas
-	// settle theirs and write the rest.
-	codes := append(pa.Release(t), pb.Release(t)...)
-	g.Expect(codes).To(ContainElement(http.StatusOK))
-	pa.SetMode(apiproxy.Pass)
-	pb.SetMode(apiproxy.Pass)
-	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(60)))
-	// Patches parked after the release (resends, new writes) arrive too late.
-	for _, code := range append(pa.Release(t), pb.Release(t)...) {
-		g.Expect(code).To(Equal(http.StatusConflict))
-	}
-	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, 2*time.Second).Should(Equal(int64(60)))
-	var l kurzv1alpha1.Link
-	g.Expect(k8s.Get(context.Background(), keyOf(ns, "l"), &l)).To(Succeed())
-	g.Expect(l.Status.ClickWriters).To(HaveLen(2))
 }

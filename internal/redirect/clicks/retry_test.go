@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -21,44 +22,39 @@ import (
 // sent: a plain flush (write), and a write-ahead round (spool on disk).
 func TestRetriedClickPatchCountsOnce(t *testing.T) {
 	ctx := context.Background()
-	ns := newNamespace(t)
-	host := ns + ".retry.test"
-	for i, durable := range []bool{false, true} {
+	for _, durable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("write-ahead=%t", durable), func(t *testing.T) {
 			g := NewWithT(t)
-			name := fmt.Sprintf("l%d", i)
-			l := createLink(t, ns, name, host, name, "https://dest.example/", nil)
 			p := apiproxy.New(t, cfg)
 			pc := p.Client(t)
-			q := &clickQueue{}
-			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
-			f := newFlusher(q, pc, pc, 100)
+			l, c, w := counted(t, "retry", pc, pc)
 			if durable {
-				f.spool = newSpool(filepath.Join(t.TempDir(), "clicks.spool"), DefaultOptions().ClickSpoolSizeLimit)
-				f.spool.onDisk = true
+				w.spool = newSpool(filepath.Join(t.TempDir(), "clicks.spool"), DefaultOptions().SpoolSizeLimit)
+				w.spool.onDisk = true
 			}
 
 			for range 3 {
-				c.click(time.Now().UnixNano())
+				c.Click(time.Now().UnixNano())
 			}
 			p.SetMode(apiproxy.CommitThen503)
-			f.flush(ctx, false)
+			w.flush(ctx, false)
 			g.Expect(p.Swallowed()).To(Equal([]int{http.StatusOK}), "the first copy was applied")
-			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(3)))
+			g.Expect(stored(t, l)).To(Equal(int64(3)))
 
 			// Whatever the round left (an unsure write, counts) is settled
 			// by the next ones.
 			g.Eventually(func() bool {
-				f.flush(ctx, false)
-				return len(f.unsure) == 0 && c.n.Load() == 0
+				w.flush(ctx, false)
+				return len(w.unsure) == 0 && c.n.Load() == 0
 			}, 30*time.Second).Should(BeTrue())
-			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(3)), "counted once")
-			g.Expect(k8s.Get(ctx, keyOf(ns, name), l)).To(Succeed())
-			g.Expect(l.Status.ClickWriters).To(ConsistOf(HaveField("ID", f.marks.id)))
+			g.Expect(stored(t, l)).To(Equal(int64(3)), "counted once")
+			var o kurzv1alpha1.Link
+			g.Expect(k8s.Get(ctx, l.key(), &o)).To(Succeed())
+			g.Expect(o.Status.ClickWriters).To(ConsistOf(HaveField("ID", w.marks.id)))
 
-			c.click(time.Now().UnixNano())
-			f.flush(ctx, false)
-			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(4)))
+			c.Click(time.Now().UnixNano())
+			w.flush(ctx, false)
+			g.Expect(stored(t, l)).To(Equal(int64(4)))
 		})
 	}
 }

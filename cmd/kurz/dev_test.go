@@ -61,9 +61,9 @@ func TestParseDevFlags(t *testing.T) {
 func TestDevSpoolsClicksIntoDataDir(t *testing.T) {
 	g := NewWithT(t)
 	c := mustParseDevFlags(t, []string{"--data-dir", "/x"})
-	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/x/clicks.spool"))
+	g.Expect(c.manager.Redirect.Clicks.Spool).To(Equal("/x/clicks.spool"))
 	c = mustParseDevFlags(t, []string{"--data-dir", "/x", "--click-spool", "/y/s"})
-	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/y/s"))
+	g.Expect(c.manager.Redirect.Clicks.Spool).To(Equal("/y/s"))
 }
 
 // TestDevMetricsSecureByDefault: kurz dev serves metrics over HTTPS with

@@ -102,8 +102,8 @@ func startServerOn(t *testing.T, c *rest.Config, o Options) *testServer {
 
 func testOptions() Options {
 	o := DefaultOptions()
-	o.ClickFlushInterval = 200 * time.Millisecond
-	o.ClickFlushQPS = 500
+	o.Clicks.FlushInterval = 200 * time.Millisecond
+	o.Clicks.FlushQPS = 500
 	return o
 }
 

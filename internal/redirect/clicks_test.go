@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -39,6 +40,7 @@ func hammer(t *testing.T, base, host, path string, n int) {
 }
 
 func TestClicksFromTwoReplicas(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns, l := oneLink(t, "clicks.test", nil)
@@ -68,6 +70,7 @@ func TestClicksFromTwoReplicas(t *testing.T) {
 }
 
 func TestFinalFlushOnShutdown(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, _ := oneLink(t, "final.test", nil)
 	o := testOptions()
@@ -84,6 +87,7 @@ func TestFinalFlushOnShutdown(t *testing.T) {
 // low --click-flush-qps is; the QPS limiter would have let only about
 // burst+qps*timeout of them through before the deadline.
 func TestFinalFlushManyLinks(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	createDomain(t, ns, "d", "finalmany.test", nil)
@@ -116,6 +120,7 @@ func TestFinalFlushManyLinks(t *testing.T) {
 }
 
 func TestAPIServerOutage(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, _ := oneLink(t, "outage.test", nil)
 	ts := startServer(t, testOptions())
@@ -153,6 +158,7 @@ func TestAPIServerOutage(t *testing.T) {
 // one and rejects the other (same resourceVersion). Both settle, and the
 // Link ends with exactly the clicks made.
 func TestTwoReplicasFrozenAPIServer(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, frozenHost := namespaceWithDomain(t, "frozen.test")
 	createLink(t, ns, "l", frozenHost, "k", "https://dest.example/", nil)
@@ -193,6 +199,7 @@ func TestTwoReplicasFrozenAPIServer(t *testing.T) {
 // replays them before it serves: each is counted once. (Package clicks
 // tests the spool itself.)
 func TestClicksSpooledAcrossARestart(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, host := twoLinks(t, "restart.test")
 	p := apiproxy.New(t, cfg)

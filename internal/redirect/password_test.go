@@ -18,6 +18,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/redirect/bcryptproc"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func postPassword(t *testing.T, base, host, path, password string, hdr map[string]string) answer {
@@ -44,6 +45,7 @@ func withPassword(t *testing.T, password string) func(*kurzv1alpha1.LinkSpec) {
 }
 
 func TestPassword(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -176,6 +178,7 @@ func TestPasswordWorkerFails(t *testing.T) {
 // TestPasswordAttemptsConcurrent: attempts sent at once cannot outrun the
 // limit while the slow bcrypt checks run; the excess over the burst gets 429.
 func TestPasswordAttemptsConcurrent(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	createDomain(t, ns, "d", "pwrace.test", nil)

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -45,6 +46,7 @@ func flushFailures(g Gomega) float64 {
 // pending gauges count every click (links, clicks) and stay through failed
 // flushes; once it is back and the clicks are stored they drop to zero.
 func TestClicksPendingFollowsAnOutage(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, host := twoLinks(t, "pending.test")
 	p := apiproxy.New(t, cfg)

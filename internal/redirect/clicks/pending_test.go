@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -16,6 +17,7 @@ import (
 // (outcome unknown), and stop being pending once a flush has settled that
 // the late patch applied.
 func TestClicksPendingWhileAWriteIsUnanswered(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	p := apiproxy.New(t, cfg)

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestRefusedUnsureWriteIsGivenUp: an unanswered click write that
@@ -22,6 +23,7 @@ import (
 // up after a bound: its clicks are counted as dropped, and the Link's later
 // clicks, held behind it until then, are written (and the spool removed).
 func TestRefusedUnsureWriteIsGivenUp(t *testing.T) {
+	testenv.Need(t)
 	ctx := context.Background()
 	for _, durable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("write-ahead=%t", durable), func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -21,6 +22,7 @@ import (
 // own marker in the Link and counts nothing again. Both ways a patch is
 // sent: a plain flush (write), and a write-ahead round (spool on disk).
 func TestRetriedClickPatchCountsOnce(t *testing.T) {
+	testenv.Need(t)
 	ctx := context.Background()
 	for _, durable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("write-ahead=%t", durable), func(t *testing.T) {

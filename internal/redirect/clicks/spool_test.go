@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -22,6 +23,7 @@ import (
 // whether the unanswered patch among them is applied before the replay,
 // after it, or never.
 func TestSpoolReplay(t *testing.T) {
+	testenv.Need(t)
 	for _, tt := range []struct {
 		name string
 		mode apiproxy.Mode
@@ -81,6 +83,7 @@ func TestSpoolReplay(t *testing.T) {
 // TestCorruptSpool: a spool that does not parse is moved aside and the
 // Writer starts and counts as usual.
 func TestCorruptSpool(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	l := newLink(t, "corrupt")
 	for _, content := range []string{`{"version":1,"links":[{"uid":`, `{"version":99,"links":[]}`} {
@@ -103,6 +106,7 @@ func TestCorruptSpool(t *testing.T) {
 // replays the valid ones, and the file is kept aside whole, next to an
 // older .corrupt file, which stays as it was.
 func TestSpoolInvalidEntry(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	k1, k2 := newLink(t, "invalid"), newLink(t, "invalid")
 	var entries [][]byte

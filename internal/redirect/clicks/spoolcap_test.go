@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -130,6 +131,7 @@ func TestSpoolDropLog(t *testing.T) {
 // kept and the others dropped and counted; once kube-apiserver is back, the
 // kept clicks are written exactly once.
 func TestSpoolFullDuringOutage(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	// Long names make each entry take about 300 bytes.

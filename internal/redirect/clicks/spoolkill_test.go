@@ -12,6 +12,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -76,6 +77,7 @@ func replaysOnce(t *testing.T, o Options, k1, k2 Link) {
 // first flush round that fails writes the spool, so a SIGKILL loses nothing
 // counted before that round; the next start writes every click once.
 func TestSpoolSIGKILLDuringOutage(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	k1, k2 := newLink(t, "killoutage"), newLink(t, "killoutage")
 	p := apiproxy.New(t, cfg)
@@ -103,6 +105,7 @@ func TestSpoolSIGKILLDuringOutage(t *testing.T) {
 // recorded the patch (marker and precondition) before it was sent, so the
 // next start finds the marker and does not write those clicks again.
 func TestSpoolWriteAhead(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	k1, k2 := newLink(t, "writeahead"), newLink(t, "writeahead")
 	want := map[string]int64{k1.Name: 5, k2.Name: 3}
@@ -147,6 +150,7 @@ func TestSpoolWriteAhead(t *testing.T) {
 // TestNoSpoolInNormalOperation: with the API server answering, the spool's
 // directory stays empty: normal flushes write nothing to disk.
 func TestNoSpoolInNormalOperation(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	l := newLink(t, "nospool")
 	dir := t.TempDir()

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
@@ -20,6 +21,7 @@ import (
 // them later, or never. Whatever the order, the Link ends with exactly the
 // clicks made.
 func TestUnansweredClickWrite(t *testing.T) {
+	testenv.Need(t)
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name string

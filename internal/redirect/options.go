@@ -74,27 +74,27 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	clientip.BindTrustedProxies(fs, &o.TrustedProxies, "redirect-trusted-proxies", "Comma-separated CIDRs of the proxies in front of the redirect server (e.g. the ingress); from those peers the visitor's address is taken from X-Forwarded-For (default: none, the TCP peer is the visitor).")
 }
 
-// Validate reports options that cannot work; every message names the flag.
+// Validate reports every option that cannot work, joined; each message
+// names its flag.
 func (o Options) Validate() error {
+	var errs []error
 	switch o.Status {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
 	default:
-		return fmt.Errorf("--redirect-status must be 301, 302, 307 or 308, not %d", o.Status)
+		errs = append(errs, fmt.Errorf("--redirect-status must be 301, 302, 307 or 308, not %d", o.Status))
 	}
-	if err := o.Clicks.Validate(); err != nil {
-		return err
-	}
+	errs = append(errs, o.Clicks.Validate())
 	if o.ShutdownTimeout <= 0 {
-		return errors.New("--redirect-shutdown-timeout must be positive")
+		errs = append(errs, errors.New("--redirect-shutdown-timeout must be positive"))
 	}
 	if o.PasswordConcurrency <= 0 {
-		return errors.New("--redirect-password-concurrency must be positive")
+		errs = append(errs, errors.New("--redirect-password-concurrency must be positive"))
 	}
 	if o.MaxConns <= 0 {
-		return errors.New("--redirect-max-conns must be positive")
+		errs = append(errs, errors.New("--redirect-max-conns must be positive"))
 	}
 	if o.MaxConnsPerIP < 0 {
-		return errors.New("--redirect-max-conns-per-ip must not be negative")
+		errs = append(errs, errors.New("--redirect-max-conns-per-ip must not be negative"))
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -3,6 +3,8 @@ package redirect
 import (
 	"testing"
 
+	. "github.com/onsi/gomega"
+
 	"github.com/kurz-dev/kurz/internal/optionstest"
 )
 
@@ -18,4 +20,16 @@ func TestOptionsValidate(t *testing.T) {
 		{Name: "no connections", Edit: func(o *Options) { o.MaxConns = 0 }, Error: "--redirect-max-conns"},
 		{Name: "negative connections per peer", Edit: func(o *Options) { o.MaxConnsPerIP = -1 }, Error: "--redirect-max-conns-per-ip"},
 	})
+}
+
+// Every bad option is reported, not only the first, as the other roles do.
+func TestOptionsValidateJoins(t *testing.T) {
+	g := NewWithT(t)
+	o := DefaultOptions()
+	o.Status, o.Clicks.FlushQPS, o.MaxConns = 200, 0, 0
+	err := o.Validate()
+	for _, flag := range []string{"--redirect-status", "--click-flush-qps", "--redirect-max-conns"} {
+		g.Expect(err).To(MatchError(ContainSubstring(flag)))
+	}
+	optionstest.ExpectEachOnce(g, err)
 }

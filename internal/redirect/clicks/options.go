@@ -54,16 +54,17 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 // by New (checkSpool), since `kurz dev` validates its flags before it
 // creates the data directory the spool lives in.
 func (o Options) Validate() error {
+	var errs []error
 	if o.FlushInterval <= 0 {
-		return errors.New("--click-flush-interval must be positive")
+		errs = append(errs, errors.New("--click-flush-interval must be positive"))
 	}
 	if o.FlushQPS <= 0 {
-		return errors.New("--click-flush-qps must be positive")
+		errs = append(errs, errors.New("--click-flush-qps must be positive"))
 	}
 	if o.SpoolSizeLimit < minSpoolSizeLimit {
-		return fmt.Errorf("--click-spool-size-limit must be at least %s, not %d bytes", resource.NewQuantity(minSpoolSizeLimit, resource.BinarySI), o.SpoolSizeLimit)
+		errs = append(errs, fmt.Errorf("--click-spool-size-limit must be at least %s, not %d bytes", resource.NewQuantity(minSpoolSizeLimit, resource.BinarySI), o.SpoolSizeLimit))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // byteSize is a flag of a size in bytes written as a quantity (64Mi, 1G,

@@ -55,7 +55,12 @@ func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 }
 
 // computeStatus reads what d's status depends on (the Domains claiming its
-// hostname, its namespace) and sets it.
+// hostname, its namespace) and sets it. Its patch always carries the
+// resourceVersion it was computed from: a pass that read d before another
+// write (a leader that lost its Lease meanwhile, a cache behind) must not
+// overwrite newer DNS proof or a newer claim; it gets 409 Conflict and
+// runs again. Link status has no such lock: the redirect servers' click
+// flushes move it all the time.
 func (r *DomainReconciler) computeStatus(ctx context.Context, d *kurzv1alpha1.Domain) (ctrl.Result, bool, error) {
 	var claimants kurzv1alpha1.DomainList
 	if err := r.List(ctx, &claimants, client.MatchingFields{fieldindex.Domain: string(d.Spec.Domain)}); err != nil {
@@ -65,6 +70,5 @@ func (r *DomainReconciler) computeStatus(ctx context.Context, d *kurzv1alpha1.Do
 	if err := r.Get(ctx, types.NamespacedName{Name: d.Namespace}, ns); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("get namespace of Domain %s: %w", d.Name, err)
 	}
-	result, lock := r.setStatus(ctx, d, claimants.Items, ns.UID, r.Now())
-	return result, lock, nil
+	return r.setStatus(ctx, d, claimants.Items, ns.UID, r.Now()), true, nil
 }

@@ -1,13 +1,17 @@
 package controllers_test
 
 import (
+	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // claimOf fetches d and returns its claim (nil when unset).
@@ -25,6 +29,7 @@ func claimOf(d *kurzv1alpha1.Domain) func(Gomega) *kurzv1alpha1.DomainClaim {
 // under another name), the squatter's Domain never owns the hostname and
 // its links never serve; the victim's new Domain gets its hostname back.
 func TestSquatterNeverInheritsHostname(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	hostname := targetedHost(t, srv, "links.victim.test")
@@ -116,6 +121,7 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 // record and takes the hostname from the older, unproven claim; removing
 // the record (twice seen absent) gives it back.
 func TestBuyerTakesOverWithTXT(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	hostname := host(t, "go.sold.test")
@@ -162,4 +168,85 @@ func TestBuyerTakesOverWithTXT(t *testing.T) {
 	g.Eventually(readyOf(stale), timeout, poll).Should(Equal(pending))
 	g.Eventually(readyOf(staleLink), timeout, poll).Should(Equal(linkActive))
 	g.Eventually(readyOf(buyerLink), timeout, poll).Should(Equal(linkDomainNotFound))
+}
+
+// TestBacklogGivesTheOlderWorkspaceTheHostname: Domains of one hostname in
+// two workspaces, applied while no controller runs (a start, a leader
+// handover, a bulk apply). The controller then reaches them in whatever
+// order its workers take them, one after the other or at once: the older
+// workspace owns the hostname and its Link serves; the younger Domain's
+// claim is contested and its Link does not serve. Several hostnames, so
+// that every order the workers can take comes up.
+func TestBacklogGivesTheOlderWorkspaceTheHostname(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	// newNamespace names sort in creation order: Domains created in the
+	// same second (creationTimestamp's resolution) are ordered by it.
+	nsOld, nsNew := newNamespace(t, "first"), newNamespace(t, "second")
+	type pair struct {
+		older, younger         *kurzv1alpha1.Domain
+		olderLink, youngerLink *kurzv1alpha1.Link
+	}
+	var pairs []pair
+	for i := range 4 {
+		h := host(t, fmt.Sprintf("go%d.backlog.test", i))
+		p := pair{older: newDomain(nsOld, "go"+strconv.Itoa(i), h), younger: newDomain(nsNew, "go"+strconv.Itoa(i), h),
+			olderLink: newLink(nsOld, "l"+strconv.Itoa(i), h, "k"), youngerLink: newLink(nsNew, "l"+strconv.Itoa(i), h, "k")}
+		for _, o := range []client.Object{p.older, p.younger, p.olderLink, p.youngerLink} {
+			g.Expect(k8sClient.Create(ctx, o)).To(Succeed())
+		}
+		pairs = append(pairs, p)
+	}
+
+	startControllers(t)
+	for _, p := range pairs {
+		g.Eventually(readyOf(p.older), timeout, poll).Should(Equal(pending), "owns the hostname, unproven (no DNS)")
+		g.Eventually(readyOf(p.younger), timeout, poll).Should(Equal(claimed))
+		g.Eventually(readyOf(p.olderLink), timeout, poll).Should(Equal(linkActive))
+		g.Eventually(readyOf(p.youngerLink), timeout, poll).Should(Equal(linkDomainNotFound))
+		g.Expect(p.older.Status.Claim.Contested).To(BeFalse())
+		g.Expect(p.younger.Status.Claim.Contested).To(BeTrue())
+		g.Expect(p.older.Status.Claim.Since.Time).To(Equal(p.older.CreationTimestamp.Time), "claims since its creation")
+	}
+}
+
+// TestUpgradeHealsAClaimRecordedWrongly: claims an earlier kurz recorded
+// while behind (the older Domain reconciled first, while the younger one
+// had no claim yet and so counted as holding the hostname: the older
+// contested, the younger owning) are put right when this controller
+// starts: the older workspace gets its hostname back, the younger claim
+// turns contested.
+func TestUpgradeHealsAClaimRecordedWrongly(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	nsOld, nsNew := newNamespace(t, "first"), newNamespace(t, "second")
+	h := host(t, "go.upgrade.test")
+	older, younger := newDomain(nsOld, "go", h), newDomain(nsNew, "go", h)
+	olderLink, youngerLink := newLink(nsOld, "l", h, "k"), newLink(nsNew, "l", h, "k")
+	for _, o := range []client.Object{older, younger, olderLink, youngerLink} {
+		g.Expect(k8sClient.Create(ctx, o)).To(Succeed())
+	}
+	// What the earlier kurz wrote, its first pass 3 s after both were
+	// created (so createdAt is the creationTimestamp).
+	judged := metav1.NewTime(younger.CreationTimestamp.Add(3 * time.Second))
+	for _, d := range []*kurzv1alpha1.Domain{older, younger} {
+		created := metav1.NewMicroTime(d.CreationTimestamp.Time)
+		d.Status.CreatedAt = &created
+		d.Status.Claim = &kurzv1alpha1.DomainClaim{Hostname: h, Since: created, Contested: d == older}
+		reason := kurzv1alpha1.ReasonVerificationPending
+		if d == older {
+			reason = kurzv1alpha1.ReasonDomainClaimed
+		}
+		d.Status.Conditions = []metav1.Condition{{Type: kurzv1alpha1.ConditionReady, Status: metav1.ConditionFalse,
+			Reason: reason, Message: "recorded by an earlier kurz", LastTransitionTime: judged, ObservedGeneration: 1}}
+		g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+	}
+
+	startControllers(t)
+	g.Eventually(readyOf(older), timeout, poll).Should(Equal(pending))
+	g.Eventually(readyOf(younger), timeout, poll).Should(Equal(claimed))
+	g.Eventually(readyOf(olderLink), timeout, poll).Should(Equal(linkActive))
+	g.Eventually(readyOf(youngerLink), timeout, poll).Should(Equal(linkDomainNotFound))
+	g.Eventually(claimOf(younger), timeout, poll).Should(HaveField("Contested", BeTrue()))
+	g.Expect(claimOf(older)(g)).To(And(HaveField("Contested", BeFalse()), HaveField("DecidedAt", Not(BeNil()))))
 }

@@ -24,17 +24,17 @@ import (
 // challenge value derives from it). It checks DNS only when a check is due,
 // so a reconcile caused by anything else changes nothing; every Domain is
 // checked, owner or not, as its TXT record can move the hostname to it.
-// lock reports that the pass stamped timestamps, set the token or began a
-// claim, which must be written under an optimistic lock. On a failed DNS
-// check the proof stays and the check is retried on schedule
-// (observedGeneration stays behind).
-func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, namespaceUID types.UID, now time.Time) (ctrl.Result, bool) {
-	lock := timestamps.StampDomain(d, now)
-	if claims.SetChallenge(d, namespaceUID) {
-		lock = true
-	}
-	if claims.Begin(d, claimants, now) {
-		lock = true
+// On a failed DNS check the proof stays and the check is retried on
+// schedule (observedGeneration stays behind). What it stamps once (times,
+// token, the claim) needs no lock of its own: every Domain status patch
+// carries its resourceVersion (computeStatus).
+func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, namespaceUID types.UID, now time.Time) ctrl.Result {
+	timestamps.StampDomain(d, now)
+	claims.SetChallenge(d, namespaceUID)
+	// Begin a claim, or decide again whether the current one is contested
+	// (claims recorded by an earlier kurz heal here).
+	if !claims.Begin(d, claimants, now) {
+		claims.Review(d, claimants, now)
 	}
 
 	result := ctrl.Result{}
@@ -45,7 +45,7 @@ func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain
 			// Other workers are checking this zone (maybe stuck on it):
 			// come back shortly without holding a worker or writing.
 			r.setOwnership(d, claimants, nil, false)
-			return ctrl.Result{RequeueAfter: zoneBusyRetry}, lock
+			return ctrl.Result{RequeueAfter: zoneBusyRetry}
 		}
 		// Second precision is what the API stores; truncating keeps an
 		// unchanged result within the same second from being a write.
@@ -65,13 +65,13 @@ func (r *DomainReconciler) setStatus(ctx context.Context, d *kurzv1alpha1.Domain
 			d.Status.ObservedGeneration = d.Generation
 		}
 		r.setOwnership(d, claimants, checkErr, true)
-		return ctrl.Result{RequeueAfter: r.Schedule.interval(d)}, lock
+		return ctrl.Result{RequeueAfter: r.Schedule.interval(d)}
 	}
 	r.setOwnership(d, claimants, nil, false)
 	if d.Status.LastCheckTime != nil {
 		result.RequeueAfter = r.Schedule.nextCheck(d).Sub(now)
 	}
-	return result, lock
+	return result
 }
 
 // zoneBusyRetry is how soon a Domain whose zone was busy is tried again: a

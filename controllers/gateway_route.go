@@ -23,9 +23,10 @@ type gatewayRoutes struct {
 	config routing.GatewayConfig
 }
 
-func (gatewayRoutes) kind() string             { return "HTTPRoute" }
-func (gatewayRoutes) noun() string             { return "Gateway listener" }
-func (gatewayRoutes) newObject() client.Object { return &gatewayv1.HTTPRoute{} }
+func (gatewayRoutes) kind() string                { return "HTTPRoute" }
+func (gatewayRoutes) name(ns, name string) string { return routing.RouteName(ns, name) }
+func (gatewayRoutes) noun() string                { return "Gateway listener" }
+func (gatewayRoutes) newObject() client.Object    { return &gatewayv1.HTTPRoute{} }
 func (gatewayRoutes) host(o client.Object) string {
 	return routing.RouteHost(o.(*gatewayv1.HTTPRoute))
 }

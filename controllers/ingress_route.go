@@ -18,6 +18,7 @@ type ingressRoutes struct {
 }
 
 func (ingressRoutes) kind() string                { return "Ingress" }
+func (ingressRoutes) name(ns, name string) string { return routing.IngressName(ns, name) }
 func (ingressRoutes) noun() string                { return "Ingress" }
 func (ingressRoutes) newObject() client.Object    { return &networkingv1.Ingress{} }
 func (ingressRoutes) host(o client.Object) string { return routing.HostOf(o.(*networkingv1.Ingress)) }

@@ -27,7 +27,7 @@ type Options struct {
 	// LinkWorkers and DomainWorkers are how many objects of each kind are
 	// reconciled at once. A Link reconcile mostly waits for its status
 	// patch, so a bulk import settles about twice as fast with 16 workers
-	// as with 4 (make bench-scale, README "How it scales").
+	// as with 4 (make bench-scale, docs/scaling.md).
 	LinkWorkers   int `flag:"link-workers" usage:"How many Links are reconciled at once."`
 	DomainWorkers int `flag:"domain-workers" usage:"How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout)."`
 
@@ -37,10 +37,10 @@ type Options struct {
 	// Gateway configures the Gateway API's objects kept for verified
 	// Domains instead of Ingresses.
 	Gateway GatewayOptions
-	// certificates: cert-manager's Certificate CRD was found when the cache
-	// was configured (CacheByObject), so the Ingress controller reads
-	// Certificates.
-	certificates bool
+	// CertManager: cert-manager's Certificate kind is installed and cached,
+	// so the route controllers read Certificates. Not a flag: whoever
+	// builds the cache sets it from CacheByObject's answer.
+	CertManager bool
 }
 
 // DefaultOptions returns the production defaults.
@@ -71,16 +71,16 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 func (o Options) Validate() error {
 	var errs []error
 	if o.DNSRecheckInterval <= 0 {
-		errs = append(errs, fmt.Errorf("dns-recheck-interval must be positive, got %s", o.DNSRecheckInterval))
+		errs = append(errs, fmt.Errorf("--dns-recheck-interval must be positive, got %s", o.DNSRecheckInterval))
 	}
 	if o.PendingBackoff <= 0 || o.PendingBackoffMax < o.PendingBackoff {
-		errs = append(errs, fmt.Errorf("dns-pending-backoff (%s) must be positive and at most dns-pending-backoff-max (%s)", o.PendingBackoff, o.PendingBackoffMax))
+		errs = append(errs, fmt.Errorf("--dns-pending-backoff (%s) must be positive and at most --dns-pending-backoff-max (%s)", o.PendingBackoff, o.PendingBackoffMax))
 	}
 	if o.LinkWorkers < 1 || o.DomainWorkers < 1 {
-		errs = append(errs, fmt.Errorf("link-workers (%d) and domain-workers (%d) must be at least 1", o.LinkWorkers, o.DomainWorkers))
+		errs = append(errs, fmt.Errorf("--link-workers (%d) and --domain-workers (%d) must be at least 1", o.LinkWorkers, o.DomainWorkers))
 	}
 	if z := o.DNS.ZoneConcurrency; z < 1 || z > max(o.DomainWorkers-1, 1) {
-		errs = append(errs, fmt.Errorf("dns-zone-checks (%d) must be at least 1 and below domain-workers (%d)", z, o.DomainWorkers))
+		errs = append(errs, fmt.Errorf("--dns-zone-checks (%d) must be at least 1 and below --domain-workers (%d)", z, o.DomainWorkers))
 	}
 	return errors.Join(append(errs, o.DNS.Validate(), o.Ingress.Validate(), o.Gateway.validate(o.Ingress))...)
 }

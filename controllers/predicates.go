@@ -22,11 +22,22 @@ var specOrClaimChanged = predicate.Or[client.Object](predicate.GenerationChanged
 })
 
 // claimChanged reports whether two versions of a Domain differ in
-// status.claim; false for anything else.
+// status.claim; false for anything else. decidedAt alone is no change: it
+// moves no hostname (an upgrade sets it on every claim once).
 func claimChanged(before, after client.Object) bool {
 	o, ok1 := before.(*kurzv1alpha1.Domain)
 	n, ok2 := after.(*kurzv1alpha1.Domain)
-	return ok1 && ok2 && !equality.Semantic.DeepEqual(o.Status.Claim, n.Status.Claim)
+	return ok1 && ok2 && !equality.Semantic.DeepEqual(undecided(o.Status.Claim), undecided(n.Status.Claim))
+}
+
+// undecided returns c without decidedAt.
+func undecided(c *kurzv1alpha1.DomainClaim) *kurzv1alpha1.DomainClaim {
+	if c == nil || c.DecidedAt == nil {
+		return c
+	}
+	c = c.DeepCopy()
+	c.DecidedAt = nil
+	return c
 }
 
 // notInInitialList drops the Create events of an informer's first list

@@ -24,6 +24,10 @@ func TestSpecOrClaimChanged(t *testing.T) {
 	checked.Status.LastCheckTime = &metav1.Time{Time: time.Unix(3, 0)}
 	edited := claimed.DeepCopy()
 	edited.Generation = 2
+	marked := claimed.DeepCopy()
+	marked.Status.Claim.DecidedAt = &metav1.MicroTime{Time: time.Unix(4, 0)}
+	healed := marked.DeepCopy()
+	healed.Status.Claim.Contested = true
 
 	tests := []struct {
 		name     string
@@ -33,6 +37,8 @@ func TestSpecOrClaimChanged(t *testing.T) {
 		{"claim recorded", base, claimed, true},
 		{"claim renewed", claimed, reclaimed, true},
 		{"other status write", claimed, checked, false},
+		{"claim marked decided", claimed, marked, false},
+		{"contested decided again", marked, healed, true},
 		{"spec change", claimed, edited, true},
 	}
 	for _, tt := range tests {

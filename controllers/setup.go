@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -34,22 +35,29 @@ func Setup(mgr ctrl.Manager, o Options) error {
 // their context. Each call builds a fresh set, so a replica that leads again
 // starts new controllers; their names repeat, hence no name validation.
 // Field indexes must have been registered before mgr started.
+// The set includes a runnable that removes the event handlers the others
+// added to mgr's informers when their context ends (term_handlers.go).
 func New(mgr ctrl.Manager, o Options) ([]manager.Runnable, error) {
-	c := &collector{Manager: mgr}
+	h := &termHandlers{}
+	c := &collector{Manager: mgr, cache: termCache{Cache: mgr.GetCache(), h: h}}
 	if err := add(c, o); err != nil {
 		return nil, err
 	}
-	return c.runnables, nil
+	return append(c.runnables, h), nil
 }
 
 // collector is a manager whose Add keeps the runnables instead of running
 // them. The builder (watches, predicates, logging) then makes the same
 // controllers as for Setup, left unmanaged: controller.NewTyped is
-// controller.NewTypedUnmanaged followed by Add.
+// controller.NewTypedUnmanaged followed by Add. Their watches and clients
+// get the term's cache, whose event handlers end with the term.
 type collector struct {
 	ctrl.Manager
+	cache     termCache
 	runnables []manager.Runnable
 }
+
+func (c *collector) GetCache() cache.Cache { return c.cache }
 
 func (c *collector) Add(r manager.Runnable) error {
 	c.runnables = append(c.runnables, r)
@@ -76,7 +84,7 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return err
 	}
-	cached, err := fieldindex.NewLinks(context.Background(), mgr.GetCache())
+	cached, err := fieldindex.NewLinks(context.Background(), sharedCache(mgr))
 	if err != nil {
 		return err
 	}
@@ -107,7 +115,7 @@ func add(mgr ctrl.Manager, o Options) error {
 		Reader:       mgr.GetAPIReader(),
 		Namespace:    o.Ingress.Namespace,
 		Grace:        o.Ingress.GracePeriod,
-		Certificates: o.certificates,
+		Certificates: o.CertManager,
 		Now:          time.Now,
 	}
 	if o.Ingress.Class != "" {
@@ -129,6 +137,15 @@ func add(mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("set up Gateway controller: %w", err)
 	}
 	return nil
+}
+
+// sharedCache is mgr's cache, without a term's wrapper: the Link index
+// reads the Link informer's indexer and adds no handler.
+func sharedCache(mgr ctrl.Manager) cache.Cache {
+	if c, ok := mgr.(*collector); ok {
+		return c.Manager.GetCache()
+	}
+	return mgr.GetCache()
 }
 
 // ownWritesClient is mgr's client, except that a read waits until the

@@ -58,6 +58,7 @@ func renderChart(ns string, values map[string]any) ([]byte, error) {
 // the explicit imagePullPolicy and the order of the manager's flags; and
 // kube-apiserver accepts every one.
 func TestChartDefaultsInstallWhatInstallYAMLDoes(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	rendered, err := renderChart("kurz-system", nil)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -119,6 +120,7 @@ func normalize(o *unstructured.Unstructured) *unstructured.Unstructured {
 // something other than its default, has kube-apiserver dry-run apply it, and
 // checks each value in the objects it would store.
 func TestChartValuesReachTheCluster(t *testing.T) {
+	testenv.Need(t)
 	cookieKey := "c2lnbmluZy1rZXktb2YtdGhlLXRlc3Q="
 	for _, tc := range []struct {
 		name   string
@@ -138,6 +140,7 @@ cookieSecret: {value: ` + cookieKey + `}
 redirectTargets: [go.example.com, 203.0.113.7]
 dnsServer: 10.96.0.10:53
 clickFlushInterval: 30s
+clickSpoolSizeLimit: 256Mi
 metrics: {enable: true, port: 9090, service: {enable: false}}
 leaderElection: {enable: false}
 crds: {install: false}
@@ -160,6 +163,11 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 				"--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt",
 				"--ingress-annotation=nginx.ingress.kubernetes.io/ssl-redirect=true"))
 			g.Expect(args).NotTo(ContainElement(HavePrefix("--leader-elect")))
+			// The spool's bound and its volume's size: one value.
+			g.Expect(args).To(ContainElement("--click-spool-size-limit=$(KURZ_CLICK_SPOOL_SIZE_LIMIT)"))
+			g.Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: "KURZ_CLICK_SPOOL_SIZE_LIMIT", Value: "256Mi"}))
+			volumes, _, _ := unstructured.NestedSlice(stored["Deployment/kurz"].Object, "spec", "template", "spec", "volumes")
+			g.Expect(volumes).To(ContainElement(HaveKeyWithValue("emptyDir", HaveKeyWithValue("sizeLimit", "256Mi"))))
 			g.Expect(c.Ports).To(ContainElement(corev1.ContainerPort{Name: "metrics", ContainerPort: 9090, Protocol: corev1.ProtocolTCP}))
 			g.Expect(cookieSecretRef(c)).To(Equal("kurz-redirect-cookie"))
 			g.Expect(stored).To(HaveKey("Secret/kurz-redirect-cookie"))
@@ -225,6 +233,7 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 // the Prometheus Operator's CRD installed (vendored in
 // config/prometheus/testdata); it is off by default and with metrics off.
 func TestChartServiceMonitor(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
 		Paths:              []string{filepath.Join(testenv.RepoRoot(), "config", "prometheus", "testdata")},

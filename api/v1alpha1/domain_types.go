@@ -83,6 +83,14 @@ type DomainClaim struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	TXTAbsentChecks int32 `json:"txtAbsentChecks,omitempty"`
+
+	// decidedAt is when kurz last decided contested for this claim, by the
+	// rule that counts a Domain not reconciled yet from its creation. A
+	// claim without it was recorded by an earlier kurz, whose contested
+	// flag could be wrong when the controller was behind: it is decided
+	// again once, and then kept.
+	// +optional
+	DecidedAt *metav1.MicroTime `json:"decidedAt,omitempty"`
 }
 
 // DomainProof is what DNS proved about a claim.

@@ -145,11 +145,22 @@ func templateDeployment(dep *unstructured.Unstructured, c map[string]any, keptAr
 	c["args"] = t.block(func(col int) string { return argsBlock(keptArgs, col) })
 	env, _, _ := unstructured.NestedSlice(c, "env")
 	for _, e := range env {
-		if m := e.(map[string]any); m["name"] == cookieSecretEnv {
+		switch m := e.(map[string]any); m["name"] {
+		case cookieSecretEnv:
 			m["valueFrom"].(map[string]any)["secretKeyRef"].(map[string]any)["name"] = t.scalar(`{{ include "kurz.cookieSecretName" . | quote }}`)
+		case spoolLimitEnv:
+			m["value"] = t.scalar("{{ .Values.clickSpoolSizeLimit | quote }}")
 		}
 	}
 	c["env"] = env
+	// The volume's sizeLimit is the same value (readDefaults checked config/).
+	volumes, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "volumes")
+	for _, v := range volumes {
+		if m := v.(map[string]any); m["name"] == spoolVolume {
+			m["emptyDir"].(map[string]any)["sizeLimit"] = t.scalar("{{ .Values.clickSpoolSizeLimit | quote }}")
+		}
+	}
+	_ = unstructured.SetNestedSlice(dep.Object, volumes, "spec", "template", "spec", "volumes")
 	ports, _, _ := unstructured.NestedSlice(c, "ports")
 	for _, p := range ports {
 		if m := p.(map[string]any); m["name"] == "metrics" {

@@ -121,6 +121,7 @@ const valuesSchema = `{
     "redirectTargets": {"type": "array", "items": {"type": "string", "minLength": 1}},
     "dnsServer": {"type": "string"},
     "clickFlushInterval": {"type": "string"},
+    "clickSpoolSizeLimit": {"type": "string", "pattern": "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$"},
     "metrics": {
       "type": "object",
       "additionalProperties": false,

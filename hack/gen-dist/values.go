@@ -16,6 +16,13 @@ import (
 // from; config/manager/manager.yaml fills it from a Secret.
 const cookieSecretEnv = "KURZ_REDIRECT_COOKIE_SECRET"
 
+// spoolLimitEnv carries --click-spool-size-limit; config/ sets it from the
+// sizeLimit of the volume spoolVolume, and the chart sets both from one value.
+const (
+	spoolLimitEnv = "KURZ_CLICK_SPOOL_SIZE_LIMIT"
+	spoolVolume   = "click-spool"
+)
+
 // defaults are the chart's values as config/ sets them, so that the chart
 // installed with its defaults is the install manifest.
 type defaults struct {
@@ -42,6 +49,9 @@ type defaults struct {
 	// CookieSecretName and CookieSecretKey are the Secret (and its key)
 	// config/ reads the cookie key from.
 	CookieSecretName, CookieSecretKey string
+	// ClickSpoolSizeLimit is the click spool volume's sizeLimit, which is
+	// also --click-spool-size-limit.
+	ClickSpoolSizeLimit string
 }
 
 // valueFlags are the owned flags whose value is a value of the chart as
@@ -181,7 +191,32 @@ func readDefaults(dep *unstructured.Unstructured, container map[string]any) (def
 	if d.CookieSecretName == "" || d.CookieSecretKey == "" {
 		return d, nil, fmt.Errorf("the manager container has no env %s from a secretKeyRef", cookieSecretEnv)
 	}
+	if d.ClickSpoolSizeLimit, err = spoolSizeLimit(dep, env); err != nil {
+		return d, nil, err
+	}
 	return d, kept, nil
+}
+
+// spoolSizeLimit is the click spool volume's sizeLimit, checked to be what
+// the manager's env spoolLimitEnv says: the chart sets both from one value,
+// so config/ must give them one value too (its kustomize replacement).
+func spoolSizeLimit(dep *unstructured.Unstructured, env []any) (string, error) {
+	var fromEnv, fromVolume string
+	for _, e := range env {
+		if m, _ := e.(map[string]any); m["name"] == spoolLimitEnv {
+			fromEnv, _ = m["value"].(string)
+		}
+	}
+	volumes, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "volumes")
+	for _, v := range volumes {
+		if m, _ := v.(map[string]any); m["name"] == spoolVolume {
+			fromVolume, _, _ = unstructured.NestedString(m, "emptyDir", "sizeLimit")
+		}
+	}
+	if fromVolume == "" || fromEnv != fromVolume {
+		return "", fmt.Errorf("the manager's env %s (%q) must be the sizeLimit of its emptyDir volume %s (%q)", spoolLimitEnv, fromEnv, spoolVolume, fromVolume)
+	}
+	return fromVolume, nil
 }
 
 // metricsPort is the containerPort of the manager's port named metrics.
@@ -262,6 +297,12 @@ dnsServer: %s
 # (--click-flush-interval).
 clickFlushInterval: %s
 
+# Size limit of the emptyDir holding the click spool (--click-spool-size-limit
+# too): clicks a replica cannot write while kube-apiserver is unreachable wait
+# there, in at most half of it; past that the Links with the fewest pending
+# clicks are dropped and counted (kurz_redirect_clicks_dropped_total).
+clickSpoolSizeLimit: %s
+
 # Prometheus /metrics on :port (--metrics-bind-address), over HTTPS for
 # bearer tokens bound to ClusterRole kurz-metrics-reader, and a Service for
 # it. serviceMonitor: a ServiceMonitor (monitoring.coreos.com/v1) for the
@@ -314,7 +355,7 @@ crds:
 extraArgs: []
 `, d.Repository, j(d.Tag), d.Replicas, resources, list(d.TrustedProxies),
 		d.CookieSecretKey, d.CookieSecretName, d.CookieSecretName,
-		list(d.RedirectTargets), j(d.DNSServer), j(d.ClickFlushInterval),
+		list(d.RedirectTargets), j(d.DNSServer), j(d.ClickFlushInterval), j(d.ClickSpoolSizeLimit),
 		d.MetricsEnable, d.MetricsPort, d.LeaderElect,
 		j(d.IngressClass), jmap(d.IngressAnnotations), j(d.IngressGracePeriod),
 		j(d.GatewayClass), j(d.Gateway), jmap(d.GatewayAnnotations)), nil

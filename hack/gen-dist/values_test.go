@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // TestSplitArgs: the flags the values own leave config/'s args and become
@@ -62,4 +63,24 @@ func TestTemplaterKeepsLiteralBraces(t *testing.T) {
 	out, err := tp.render(map[string]any{"description": "use {{ key }} here", "name": tp.scalar("{{ .Release.Name }}")})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(out).To(Equal("description: use {{ \"{{\" }} key }} here\nname: {{ .Release.Name }}\n"))
+}
+
+// TestSpoolSizeLimit: the chart sets the click spool volume's sizeLimit and
+// --click-spool-size-limit (through its env) from one value, so config/
+// must give both one number.
+func TestSpoolSizeLimit(t *testing.T) {
+	g := NewWithT(t)
+	dep := func(sizeLimit string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"volumes": []any{map[string]any{"name": spoolVolume, "emptyDir": map[string]any{"sizeLimit": sizeLimit}}},
+		}}}}}
+	}
+	env := func(v string) []any { return []any{map[string]any{"name": spoolLimitEnv, "value": v}} }
+	got, err := spoolSizeLimit(dep("64Mi"), env("64Mi"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got).To(Equal("64Mi"))
+	for _, bad := range [][2]string{{"64Mi", "32Mi"}, {"64Mi", ""}, {"", ""}} {
+		_, err := spoolSizeLimit(dep(bad[0]), env(bad[1]))
+		g.Expect(err).To(MatchError(ContainSubstring(spoolLimitEnv)), "%q", bad)
+	}
 }

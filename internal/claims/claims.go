@@ -20,10 +20,15 @@ type Claim struct {
 	Namespace, Name string
 	// Created is the Domain's creationTimestamp: a tie-break only.
 	Created time.Time
-	// Current is false when the Domain has no claim on its spec.domain yet
-	// (new, or edited and not reconciled); Since and the rest are then
-	// meaningless.
-	Current   bool
+	// Current is false when the Domain has no claim on its spec.domain
+	// recorded yet (new, or edited and not reconciled); Contested and
+	// Proof are then unset.
+	Current bool
+	// Since is when the claim began: status.claim.since when Current; for
+	// a Domain never claimed and never edited (generation 1), its creation,
+	// which is where the controller will start its claim. Zero for an
+	// edited Domain not reconciled yet: its claim begins when it is
+	// recorded, after every other.
 	Since     time.Time
 	Contested bool
 	Proof     kurzv1alpha1.DomainProof
@@ -35,15 +40,31 @@ func ClaimOf(d *kurzv1alpha1.Domain) Claim {
 	c := Claim{Namespace: d.Namespace, Name: d.Name, Created: d.CreationTimestamp.Time, Deleting: d.DeletionTimestamp != nil}
 	if cl := d.Status.Claim; cl != nil && cl.Hostname == string(d.Spec.Domain) {
 		c.Current, c.Since, c.Contested, c.Proof = true, cl.Since.Time, cl.Contested, cl.Proof
+	} else if since, ok := claimsSinceCreation(d); ok {
+		c.Since = since
 	}
 	return c
 }
+
+// claimsSinceCreation returns d's creation when d has no claim recorded and
+// was never edited: it has claimed its hostname since it was created.
+func claimsSinceCreation(d *kurzv1alpha1.Domain) (time.Time, bool) {
+	if d.Status.Claim != nil || d.Generation > 1 || d.CreationTimestamp.IsZero() {
+		return time.Time{}, false
+	}
+	return d.CreationTimestamp.Time, true
+}
+
+// begun reports whether c's claim has a start: recorded, or counted from
+// the Domain's creation.
+func (c Claim) begun() bool { return !c.Since.IsZero() }
 
 // CanOwn reports whether c may hold its hostname at all: a live Domain whose
 // claim is uncontested or proven by TXT. A Domain without a recorded claim
 // is taken as uncontested (the controller records one on its first pass),
 // so a cluster without the controller running yet, like `kurz dev` starting,
-// still serves.
+// still serves. That claim would be contested only if an older claim of
+// another workspace held the hostname, and that one ranks before it.
 func (c Claim) CanOwn() bool {
 	return !c.Deleting && (c.Proof == kurzv1alpha1.ProofTXT || !c.Contested)
 }
@@ -53,8 +74,9 @@ func (c Claim) CanOwn() bool {
 //
 //  1. a claim proven by TXT outranks every claim not so proven;
 //  2. a contested claim without TXT proof never owns;
-//  3. otherwise the oldest claim wins: a Domain with a current claim ranks
-//     before one without, then by claim time, creation, namespace and name.
+//  3. otherwise the oldest claim wins: by when it began (a Domain not
+//     reconciled yet and never edited counts from its creation, an edited
+//     one after every other), then creation, namespace and name.
 //
 // A Domain being deleted claims nothing, so its claim passes on at once (to
 // an uncontested or TXT-proven claim only).
@@ -76,11 +98,25 @@ func outranks(a, b Claim) bool {
 	if at, bt := a.Proof == kurzv1alpha1.ProofTXT, b.Proof == kurzv1alpha1.ProofTXT; at != bt {
 		return at
 	}
+	if a.begun() != b.begun() {
+		return a.begun()
+	}
+	return begunBefore(a, b)
+}
+
+// begunBefore orders claims by when they began, ties (creationTimestamp
+// has one-second resolution) broken on creation, namespace and name, so
+// every replica reaches the same order. Of two claims begun in the same
+// second, one recorded begins first: the controller reached it first, and
+// a Domain not reconciled yet may have been created later in that second,
+// so a Domain applied in the second another workspace's claim was recorded
+// does not take the hostname for a namespace name that sorts first.
+func begunBefore(a, b Claim) bool {
+	if !a.Since.Equal(b.Since) {
+		return a.Since.Before(b.Since)
+	}
 	if a.Current != b.Current {
 		return a.Current
-	}
-	if a.Current && !a.Since.Equal(b.Since) {
-		return a.Since.Before(b.Since)
 	}
 	if !a.Created.Equal(b.Created) {
 		return a.Created.Before(b.Created)

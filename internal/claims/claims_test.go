@@ -18,6 +18,12 @@ func claimed(ns, name string, age time.Duration, host string, ago time.Duration)
 	return d
 }
 
+// edited is d at generation 2: its spec changed since its creation.
+func edited(d kurzv1alpha1.Domain) kurzv1alpha1.Domain {
+	d.Generation = 2
+	return d
+}
+
 func TestDomainOwner(t *testing.T) {
 	deleting := metav1.NewTime(t0)
 	oldOwner := claimed("a", "d", 2*time.Hour, "go.test", 2*time.Hour)
@@ -31,6 +37,8 @@ func TestDomainOwner(t *testing.T) {
 		{"none", nil, ""},
 		{"no claims: the oldest Domain", []kurzv1alpha1.Domain{domain("b", "d", time.Hour), domain("a", "d", 2*time.Hour)}, "a"},
 		{"no claims, same second: namespace breaks the tie", []kurzv1alpha1.Domain{domain("b", "d", time.Hour), domain("a", "d", time.Hour)}, "a"},
+		{"a claim recorded in the second another Domain was created ranks first", []kurzv1alpha1.Domain{
+			domain("a", "d", time.Hour), claimed("b", "d", time.Hour, "go.test", time.Hour)}, "b"},
 		{"the oldest claim, not the oldest Domain", []kurzv1alpha1.Domain{
 			claimed("a", "d", 48*time.Hour, "go.test", time.Minute),
 			claimed("b", "d", time.Hour, "go.test", time.Hour),
@@ -41,12 +49,27 @@ func TestDomainOwner(t *testing.T) {
 			claimed("a", "d", 48*time.Hour, "old.test", 48*time.Hour),
 			claimed("b", "d", time.Hour, "go.test", time.Hour),
 		}, "b"},
-		{"no claim ranks after a current one", []kurzv1alpha1.Domain{
+		// A Domain the controller has not reached yet (a backlog), never
+		// edited, has claimed its hostname since its creation.
+		{"no claim yet: since its creation", []kurzv1alpha1.Domain{
 			domain("a", "d", 48*time.Hour),
 			claimed("b", "d", time.Hour, "go.test", time.Minute),
+		}, "a"},
+		{"no claim yet, younger than a current one", []kurzv1alpha1.Domain{
+			domain("a", "d", time.Minute),
+			claimed("b", "d", time.Hour, "go.test", time.Hour),
 		}, "b"},
-		{"stale and missing claims rank by age", []kurzv1alpha1.Domain{
+		// Edited and not reconciled: its claim begins when recorded.
+		{"an edited Domain ranks after a current one", []kurzv1alpha1.Domain{
+			edited(domain("a", "d", 48*time.Hour)),
+			claimed("b", "d", time.Hour, "go.test", time.Minute),
+		}, "b"},
+		{"a stale claim ranks after a Domain not yet claimed", []kurzv1alpha1.Domain{
 			domain("b", "d", time.Hour),
+			claimed("a", "d", 2*time.Hour, "old.test", 48*time.Hour),
+		}, "b"},
+		{"stale and edited rank by age", []kurzv1alpha1.Domain{
+			edited(domain("b", "d", time.Hour)),
 			claimed("a", "d", 2*time.Hour, "old.test", 48*time.Hour),
 		}, "a"},
 		{"same claim time: creation breaks the tie", []kurzv1alpha1.Domain{

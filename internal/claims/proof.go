@@ -3,9 +3,7 @@ package claims
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -45,37 +43,6 @@ func SetChallenge(d *kurzv1alpha1.Domain, namespaceUID types.UID) bool {
 		Value: value,
 	}
 	return changed
-}
-
-// Begin records status.claim when d has no current claim, and reports
-// whether it did (the write must take the optimistic lock). claimants are
-// the Domains of every namespace with d's hostname (d among them or not).
-// The claim starts now, as the hostname was just set or changed; except for
-// a Domain never claimed and never edited (generation 1), which has claimed
-// its hostname since its creation. It is contested when, d aside, a Domain
-// of another namespace holds the hostname: then only TXT proof can make it
-// the owner, for as long as the claim lasts.
-func Begin(d *kurzv1alpha1.Domain, claimants []kurzv1alpha1.Domain, now time.Time) bool {
-	if _, ok := ClaimSince(d); ok {
-		return false
-	}
-	since := metav1.NewMicroTime(now.Truncate(time.Microsecond))
-	if d.Status.Claim == nil && d.Generation <= 1 && !d.CreationTimestamp.IsZero() {
-		since = metav1.NewMicroTime(d.CreationTimestamp.Time)
-	}
-	others := make([]Claim, 0, len(claimants))
-	for i := range claimants {
-		o := &claimants[i]
-		if (o.Namespace != d.Namespace || o.Name != d.Name) && string(o.Spec.Domain) == string(d.Spec.Domain) {
-			others = append(others, ClaimOf(o))
-		}
-	}
-	contested := false
-	if i := Owner(others); i >= 0 && others[i].Namespace != d.Namespace {
-		contested = true
-	}
-	d.Status.Claim = &kurzv1alpha1.DomainClaim{Hostname: string(d.Spec.Domain), Since: since, Contested: contested}
-	return true
 }
 
 // Check is the outcome of one DNS lookup for a proof.

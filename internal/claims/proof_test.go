@@ -25,6 +25,8 @@ func TestOwnerRules(t *testing.T) {
 	deleting := c("a", 3*time.Hour, txt, false)
 	deleting.Deleting = true
 	unclaimed := claims.Claim{Namespace: "u", Name: "d", Created: t0.Add(-5 * time.Hour)}
+	pending := unclaimed
+	pending.Since = pending.Created
 
 	tests := []struct {
 		name   string
@@ -40,7 +42,8 @@ func TestOwnerRules(t *testing.T) {
 		{"contested without TXT yields to a younger uncontested claim", []claims.Claim{c("squat", time.Hour, target, true), c("victim", time.Minute, none, false)}, "victim"},
 		{"a deleting claim passes on to the uncontested one only", []claims.Claim{deleting, c("squat", time.Hour, target, true), c("b", time.Minute, none, false)}, "b"},
 		{"a deleting claim does not pass to a contested one", []claims.Claim{deleting, c("squat", time.Hour, none, true)}, ""},
-		{"an unrecorded claim ranks after recorded ones", []claims.Claim{unclaimed, c("b", time.Minute, none, false)}, "b"},
+		{"an edited Domain's unrecorded claim ranks after recorded ones", []claims.Claim{unclaimed, c("b", time.Minute, none, false)}, "b"},
+		{"a new Domain's unrecorded claim counts from its creation", []claims.Claim{pending, c("b", time.Minute, none, false)}, "u"},
 		{"an unrecorded claim alone owns (kurz dev before the controller)", []claims.Claim{unclaimed}, "u"},
 	}
 	for _, tt := range tests {

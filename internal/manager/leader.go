@@ -185,7 +185,9 @@ func (l *leader) campaign(ctx context.Context) error {
 }
 
 // lead runs one term: fresh controllers until leadCtx (the Lease is lost)
-// or ctx (shutdown) is done, or one of them fails. Only a failure to build
+// or ctx (shutdown) is done, or one of them fails. The set from
+// controllers.New removes the event handlers it added to the shared
+// informers when runCtx ends, so terms do not pile them up. Only a failure to build
 // them is returned: a controller that fails ends the term, and the replica
 // campaigns again.
 func (l *leader) lead(ctx, leadCtx context.Context) error {

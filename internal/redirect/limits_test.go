@@ -7,17 +7,21 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestPasswordCheckSlots: while every check slot is taken, an attempt waits
 // checkWait and gets 429 with Retry-After; once a slot frees, attempts are
 // checked again.
 func TestPasswordCheckSlots(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	oneLink(t, "slots.test", withPassword(t, "right horse"))
 	o := testOptions()
@@ -45,11 +49,19 @@ func TestPasswordCheckSlots(t *testing.T) {
 	g.Expect(a.status).To(Equal(http.StatusSeeOther))
 	g.Expect(a.header.Get("Set-Cookie")).To(ContainSubstring(passwordCookie + "="))
 	g.Expect(slots).To(BeEmpty(), "the check gave its slot back")
+
+	// The checks ran in the worker process, which ends with the server.
+	pid := ts.srv.handler.password.bcrypt.Pid()
+	g.Expect(pid).NotTo(BeZero())
+	ts.stop()
+	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	g.Expect(os.IsNotExist(err)).To(BeTrue(), "the worker %d is gone", pid)
 }
 
 // TestPasswordLinkLimit: visitors from ever new addresses each get a fresh
 // per-client bucket, but share the link's: past its burst they get 429.
 func TestPasswordLinkLimit(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, _ := oneLink(t, "linklimit.test", withPassword(t, "right horse"))
 	createLink(t, ns, "other", "linklimit.test", "other", "https://dest.example/", withPassword(t, "right horse"))
@@ -113,6 +125,7 @@ func get(t *testing.T, c net.Conn, host, path string) int {
 // TestMaxConnsPerIP: past --redirect-max-conns-per-ip a peer's extra
 // connection is answered 429 and closed; other peers are not affected.
 func TestMaxConnsPerIP(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	oneLink(t, "conns.test", nil)
 	o := testOptions()

@@ -41,15 +41,6 @@ var (
 		Help:    "Time to answer a redirect request, from parsed request to written response headers (network excluded).",
 		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 10), // 1µs .. ~0.26s
 	})
-	flushWrites = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "kurz_redirect_click_flush_writes_total",
-		Help: "Link status writes that stored counted clicks.",
-	})
-	flushFailures = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "kurz_redirect_click_flush_failures_total",
-		Help: "Link status writes of clicks that failed; their counts are kept for the next flush.",
-	})
-
 	// outcomeCounters resolves each label once, so the hot path is one
 	// atomic add.
 	outcomeCounters [numOutcomes]prometheus.Counter
@@ -67,6 +58,6 @@ func init() {
 // per process (tests run several managers in one).
 func registerMetrics() {
 	registerOnce.Do(func() {
-		metrics.Registry.MustRegister(redirectRequests, lookupSeconds, flushWrites, flushFailures, pendingClicks)
+		metrics.Registry.MustRegister(redirectRequests, lookupSeconds)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/redirect/bcryptproc"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func postPassword(t *testing.T, base, host, path, password string, hdr map[string]string) answer {
@@ -42,6 +45,7 @@ func withPassword(t *testing.T, password string) func(*kurzv1alpha1.LinkSpec) {
 }
 
 func TestPassword(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -128,7 +132,7 @@ func TestCostlyHashRefused(t *testing.T) {
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
 
 	entry := func(uid, hash string) *Entry {
-		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, ref: &objRef{namespace: "ns", name: uid}, clicks: &clicks{}}
+		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, ref: &objRef{namespace: "ns", name: uid}}
 	}
 	g.Expect(p.matches(entry("ok", cheap), []byte("right horse"))).To(BeTrue())
 	g.Expect(p.matches(entry("ok", cheap), []byte("wrong"))).To(BeFalse())
@@ -151,9 +155,30 @@ func TestCostlyHashRefused(t *testing.T) {
 	}
 }
 
+// TestPasswordWorkerFails: when the bcrypt worker process cannot run, the
+// comparison is made in this process, with the same answers, and logged at
+// most once a minute.
+func TestPasswordWorkerFails(t *testing.T) {
+	g := NewWithT(t)
+	var logged []string
+	p := newPasswords([]byte("k"), 1)
+	p.bcrypt = bcryptproc.New(1, filepath.Join(t.TempDir(), "no-such-binary"))
+	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
+	e := &Entry{uid: "u", entryRare: &entryRare{passwordHash: bcryptHash(t, "right horse")}, ref: &objRef{namespace: "ns", name: "l"}}
+	for range 3 {
+		g.Expect(p.matches(e, []byte("right horse"))).To(BeTrue())
+		g.Expect(p.matches(e, []byte("wrong"))).To(BeFalse())
+	}
+	g.Expect(p.bcrypt.Pid()).To(BeZero())
+	g.Expect(logged).To(HaveLen(1))
+	g.Expect(logged[0]).To(ContainSubstring("bcrypt worker process failed"))
+	g.Expect(logged[0]).To(ContainSubstring("no-such-binary"))
+}
+
 // TestPasswordAttemptsConcurrent: attempts sent at once cannot outrun the
 // limit while the slow bcrypt checks run; the excess over the burst gets 429.
 func TestPasswordAttemptsConcurrent(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	createDomain(t, ns, "d", "pwrace.test", nil)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,6 +24,7 @@ import (
 // TestBulkCreate: good and bad items in one request; each is answered as
 // POST /api/v1/links answers the same body.
 func TestBulkCreate(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	w.createLink(t, map[string]any{"key": "taken", "domain": host, "url": "https://example.com/"})
@@ -76,6 +79,7 @@ func TestBulkCreate(t *testing.T) {
 // TestBulkCreateBody: the body is an array of 1 to 100 items, up to 2 MiB;
 // 100 links that would not fit the single endpoint's 64 KiB are fine.
 func TestBulkCreateBody(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	for _, c := range []struct {
@@ -118,6 +122,7 @@ func TestBulkCreateBody(t *testing.T) {
 
 // TestBulkCreateAtomic: one invalid item and nothing is created.
 func TestBulkCreateAtomic(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	r := w.editor.do("POST", "/api/v1/links/bulk?atomic=true", []any{
@@ -193,6 +198,7 @@ func installDenyPolicy(t *testing.T) {
 // links the request created are deleted, and the answer says which item
 // failed. Without atomic the others stay.
 func TestBulkCreateAtomicUndo(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	installDenyPolicy(t)
 	w, host := newWorkspaceWithDomain(t)
@@ -226,6 +232,7 @@ func TestBulkCreateAtomicUndo(t *testing.T) {
 
 // TestBulkRateLimitCountsItems: a bulk request costs one request per item.
 func TestBulkRateLimitCountsItems(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	limited := &apiClient{t: t, base: limitedURL, token: w.editor.token, forwardedFor: uniqueAddress()}
@@ -245,6 +252,7 @@ func TestBulkRateLimitCountsItems(t *testing.T) {
 
 // TestBulkUpdate: one change to several links, each answered on its own.
 func TestBulkUpdate(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	mk := func(key string, tags []string) map[string]any {
@@ -318,6 +326,7 @@ func TestBulkUpdate(t *testing.T) {
 // TestBulkUpdateAtomicRestores: kube-apiserver refuses one update halfway;
 // the links already changed get their spec back.
 func TestBulkUpdateAtomicRestores(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	installDenyPolicy(t)
 	ctx := context.Background()
@@ -346,6 +355,7 @@ func TestBulkUpdateAtomicRestores(t *testing.T) {
 
 // TestBulkDelete: each id deleted or answered 404; the lists follow at once.
 func TestBulkDelete(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	a := w.createLink(t, map[string]any{"key": "a", "domain": host, "url": "https://example.com/"})

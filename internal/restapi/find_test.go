@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	"golang.org/x/crypto/bcrypt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -354,6 +356,7 @@ func listPage(t *testing.T, c *apiClient, path string, params url.Values, page i
 // workspace, each compared with the brute-force answer on its first page,
 // its last page and a random page.
 func TestLinkFiltersAgainstBruteForce(t *testing.T) {
+	testenv.Need(t)
 	rng := rand.New(rand.NewPCG(26, 1))
 	w, host := newWorkspaceWithDomain(t)
 	host2 := uniqueHost()
@@ -384,6 +387,7 @@ func TestLinkFiltersAgainstBruteForce(t *testing.T) {
 // matching link exactly once; then pages again while links are created and
 // deleted, and every page is still a well-formed answer.
 func TestLinkPagesCoverEveryMatch(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	rng := rand.New(rand.NewPCG(26, 2))
 	w, host := newWorkspaceWithDomain(t)
@@ -445,6 +449,7 @@ func TestLinkPagesCoverEveryMatch(t *testing.T) {
 // unknown parameters are ignored, empty values count as absent, page
 // behaves as before.
 func TestListParameters(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	for i := range 3 {
@@ -491,6 +496,7 @@ func TestListParameters(t *testing.T) {
 
 // TestDomainFilters: search, status and sort on the domain list.
 func TestDomainFilters(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w := newWorkspace(t)
 	suffix := uniqueHost()

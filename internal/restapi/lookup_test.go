@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -17,6 +19,7 @@ import (
 // short URL; the holder when several links claim the address; nothing of
 // another workspace.
 func TestLookup(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	w, host := newWorkspaceWithDomain(t)

@@ -5,12 +5,15 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 )
 
 // TestTags lists the workspace's tags with their link counts, sorted and
 // paged, and follows links as they change.
 func TestTags(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	var many []string

@@ -61,7 +61,7 @@ func (d *defaults) valueFlags() map[string]*string {
 		"--dns-server":           &d.DNSServer,
 		"--click-flush-interval": &d.ClickFlushInterval,
 		"--ingress-class":        &d.IngressClass,
-		"--route-grace-period": &d.IngressGracePeriod,
+		"--route-grace-period":   &d.IngressGracePeriod,
 		"--gateway-class":        &d.GatewayClass,
 		"--gateway":              &d.Gateway,
 	}

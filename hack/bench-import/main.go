@@ -79,10 +79,10 @@ func run(ctx context.Context, c config) error {
 		dev.stop()
 		return err
 	}
-	cpu := serverCPU(dir) - cpu0
+	cpu := serverCPU(dir).since(cpu0)
 	fmt.Printf("| figure | value | CPU (kurz dev, etcd, kube-apiserver, kurz import) | load average before |\n|---|---|---|---|\n")
-	fmt.Printf("| bulk create of 100 links, %d requests one after another | p50 %s, p99 %s, max %s | %.1f s, %.1f ms a link | %s |\n",
-		len(lat), ms(pctl(lat, 0.50)), ms(pctl(lat, 0.99)), ms(pctl(lat, 1)), cpu, cpu*1000/float64(100*len(lat)), load)
+	fmt.Printf("| bulk create of 100 links, %d requests one after another | p50 %s, p99 %s, max %s | %.1f s, %.1f ms a link (%s) | %s |\n",
+		len(lat), ms(pctl(lat, 0.50)), ms(pctl(lat, 0.99)), ms(pctl(lat, 1)), cpu.total(), cpu.total()*1000/float64(100*len(lat)), cpu.perLink(100*len(lat)), load)
 
 	load = loadAverage()
 	fast, err := importCSV(ctx, c.kurz, dev, "fast", c.n)
@@ -90,9 +90,9 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("| kurz import --api of %d links, --api-rate-limit=0 | %s, %.0f links/s, created %d | %.0f s, %.1f ms a link | %s |\n",
+	fmt.Printf("| kurz import --api of %d links, --api-rate-limit=0 | %s, %.0f links/s, created %d | %.0f s, %.1f ms a link (%s) | %s |\n",
 		c.n, fast.elapsed.Round(100*time.Millisecond), float64(c.n)/fast.elapsed.Seconds(), fast.created,
-		fast.cpu, fast.cpu*1000/float64(c.n), load)
+		fast.cpu.total(), fast.cpu.total()*1000/float64(c.n), fast.cpu.perLink(c.n), load)
 	if c.limitedN == 0 {
 		return nil
 	}
@@ -109,7 +109,7 @@ func run(ctx context.Context, c config) error {
 	}
 	pace := limitPace(c.limitedN)
 	fmt.Printf("| kurz import --api of %d links at the default limit (600/min) | %s (the limit's pace: %s), created %d | %.0f s | %s |\n",
-		c.limitedN, slow.elapsed.Round(100*time.Millisecond), pace.Round(100*time.Millisecond), slow.created, slow.cpu, load)
+		c.limitedN, slow.elapsed.Round(100*time.Millisecond), pace.Round(100*time.Millisecond), slow.created, slow.cpu.total(), load)
 	fmt.Printf("\nETAs printed by the import at the default limit (every 10 s), against the time it really took from then on:\n\n")
 	fmt.Printf("| at | printed | done | ETA | really left | error |\n|---|---|---|---|---|---|\n")
 	for _, l := range slow.etas {

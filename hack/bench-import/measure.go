@@ -104,8 +104,8 @@ type importRun struct {
 	created int
 	etas    []etaLine
 	// cpu is the CPU time of kurz dev, its control plane and kurz import
-	// while the import ran, in seconds.
-	cpu float64
+	// while the import ran, in seconds, by process.
+	cpu cpuTimes
 }
 
 // etaLine is a progress line that printed an ETA.
@@ -163,7 +163,8 @@ func importCSV(ctx context.Context, kurz string, d *dev, prefix string, n int) (
 	}
 	err = cmd.Wait()
 	r.elapsed = time.Since(start)
-	r.cpu = serverCPU(d.dir) - cpu0 + (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	r.cpu = serverCPU(d.dir).since(cpu0)
+	r.cpu["kurz import"] = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	if err != nil {
 		return r, fmt.Errorf("kurz import: %w\n%s", err, log.String())
 	}

@@ -73,6 +73,9 @@
 //
 // # Where an answer comes from
 //
+// The routing below and the shaping of answers are package sqlplan's,
+// shared with the PostgreSQL store, so both answer and refuse alike.
+//
 // Within the raw retention, a query whose buckets are UTC days or months,
 // without dimension filters, for the workspace, one link or grouped by
 // link is answered from the daily rollups for rolled-up days and from raw

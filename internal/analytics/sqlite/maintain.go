@@ -8,14 +8,13 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/sqlplan"
 )
 
 // settle is how long after a UTC day ends Maintain waits before rolling it
 // up: the writers' last flushes of the day arrive in the meantime. A later
 // event of a rolled-up day marks it for another roll-up (Write).
 const settle = 15 * time.Minute
-
-const botDevice = int(analytics.DeviceBot)
 
 // Maintain rolls up closed days and months, then applies the retentions
 // and removes the analytics of links deleted more than DeleteGrace ago.
@@ -38,14 +37,12 @@ func (s *Store) Maintain(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// rawFirstDay is the oldest unix day whose raw events are kept.
-func (s *Store) rawFirstDay(now time.Time) int64 {
-	return analytics.UnixDay(now.Add(-s.opts.Retention)) + 1
+func (s *Store) retention() sqlplan.Retention {
+	return sqlplan.Retention{Raw: s.opts.Retention, Rollup: s.opts.RollupRetention}
 }
 
-func (s *Store) rollupFirstDay(now time.Time) int64 {
-	return analytics.UnixDay(now.Add(-s.opts.RollupRetention)) + 1
-}
+func (s *Store) rawFirstDay(now time.Time) int64    { return s.retention().RawFirstDay(now) }
+func (s *Store) rollupFirstDay(now time.Time) int64 { return s.retention().RollupFirstDay(now) }
 
 // tx runs f in a write transaction under the writer's lock.
 func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
@@ -128,19 +125,6 @@ func (s *Store) doneSet(ctx context.Context, q string, args ...any) (map[int64]s
 	return out, rows.Err()
 }
 
-// valueExpr is the SQL of a dimension's value in a rollup, over events e
-// joined with clients c and sources s.
-var valueExpr = map[analytics.Dimension]string{
-	analytics.DimDevice:      "c.device",
-	analytics.DimOS:          "c.os",
-	analytics.DimBrowser:     "c.browser",
-	analytics.DimCountry:     "c.country",
-	analytics.DimReferrer:    "s.referrer",
-	analytics.DimUTMSource:   "s.utm_source",
-	analytics.DimUTMMedium:   "s.utm_medium",
-	analytics.DimUTMCampaign: "s.utm_campaign",
-}
-
 // rollDay computes day d's rollups. Its rolled_days row is written first
 // (done = 0) and set done at the end only if it is still there: a Write of a
 // late event for d in between deletes it, so d is rolled up again.
@@ -163,17 +147,17 @@ SELECT e.link, ?1,
 	sum(e.clicks) >= ?3
 FROM events e JOIN clients c ON c.id = e.client
 WHERE e.day = ?1 AND e.link >= ?4 AND e.link < ?5
-GROUP BY e.link`, d, botDevice, s.opts.DetailThreshold, c[0], c[1]); err != nil {
+GROUP BY e.link`, d, sqlplan.BotDevice, s.opts.DetailThreshold, c[0], c[1]); err != nil {
 				return err
 			}
 			for _, dim := range analytics.Dimensions {
 				if _, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO link_values (link, dim, day, value, bot, clicks, visitors)
-SELECT e.link, ?3, ?1, `+valueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
+SELECT e.link, ?3, ?1, `+sqlplan.ValueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
 FROM events e JOIN link_days ld ON ld.link = e.link AND ld.day = ?1 AND ld.detail
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 WHERE e.day = ?1 AND e.link >= ?4 AND e.link < ?5
-GROUP BY e.link, 4, 5`, d, botDevice, int(dim), c[0], c[1]); err != nil {
+GROUP BY e.link, 4, 5`, d, sqlplan.BotDevice, int(dim), c[0], c[1]); err != nil {
 					return err
 				}
 			}
@@ -187,11 +171,11 @@ GROUP BY e.link, 4, 5`, d, botDevice, int(dim), c[0], c[1]); err != nil {
 		if err := s.tx(ctx, func(tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO ws_values (namespace, dim, day, value, bot, clicks, visitors)
-SELECT l.namespace, ?3, ?1, `+valueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
+SELECT l.namespace, ?3, ?1, `+sqlplan.ValueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
 FROM events e JOIN links l ON l.id = e.link
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 WHERE e.day = ?1
-GROUP BY l.namespace, 4, 5`, d, botDevice, int(dim))
+GROUP BY l.namespace, 4, 5`, d, sqlplan.BotDevice, int(dim))
 			return err
 		}); err != nil {
 			return err
@@ -229,7 +213,7 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 	if err != nil || !ok {
 		return err
 	}
-	cur := monthOfDay(now.Add(-settle).Unix() / 86400)
+	cur := sqlplan.MonthOfDay(now.Add(-settle).Unix() / 86400)
 	var rawCut int64
 	if err := s.w.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'raw_cut'").Scan(&rawCut); err != nil {
 		return err
@@ -242,8 +226,8 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	for m := monthOfDay(oldest); m < cur; m++ {
-		if _, ok := done[m]; ok || monthStartDay(m) < rawCut {
+	for m := sqlplan.MonthOfDay(oldest); m < cur; m++ {
+		if _, ok := done[m]; ok || sqlplan.MonthStartDay(m) < rawCut {
 			continue
 		}
 		if err := s.rollMonth(ctx, m, chunks); err != nil {
@@ -254,7 +238,7 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 }
 
 func (s *Store) rollMonth(ctx context.Context, m int64, chunks [][2]int64) error {
-	days := dayList(monthStartDay(m), monthStartDay(m+1))
+	days := dayList(sqlplan.MonthStartDay(m), sqlplan.MonthStartDay(m+1))
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO rolled_months (month, done) VALUES (?, 0)", m)
 		return err
@@ -318,7 +302,7 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 			}{
 				{"DELETE FROM link_days WHERE link = ?1 AND day < ?2", rollCut},
 				{"DELETE FROM link_values WHERE link = ?1 AND day < ?2", rollCut},
-				{"DELETE FROM link_months WHERE link = ?1 AND month < ?2", monthOfDay(rollCut)},
+				{"DELETE FROM link_months WHERE link = ?1 AND month < ?2", sqlplan.MonthOfDay(rollCut)},
 			} {
 				st, err := tx.PrepareContext(ctx, q.sql)
 				if err != nil {
@@ -354,7 +338,7 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_days WHERE day < ?", rollCut); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_months WHERE month < ?", monthOfDay(rollCut)); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_months WHERE month < ?", sqlplan.MonthOfDay(rollCut)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, "DELETE FROM batches WHERE at < ?", now.Add(-s.opts.BatchMemory).Unix())

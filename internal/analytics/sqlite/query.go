@@ -232,27 +232,15 @@ func (s *Store) rollupPart(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan,
 	if p.Q.GroupBy == analytics.GroupByTimeseries {
 		dayKey = p.LocalDaySQL("day")
 	}
+	if p.Q.GroupBy == analytics.GroupByLink {
+		if err := s.topLinks(ctx, conn, p, runs, a); err != nil {
+			return err
+		}
+		runs = nil
+	}
 	perLink := map[int64][][2]int64{}
 	for _, r := range runs {
 		switch {
-		case p.Q.GroupBy == analytics.GroupByLink:
-			// One range scan per link, no sort: a GROUP BY over the rows of
-			// every link of a namespace costs twice as much (measured).
-			n, v := "clicks + bot_clicks", "visitors + bot_visitors"
-			if p.Q.ExcludeBots {
-				n, v = "clicks", "visitors"
-			}
-			from, arg := "links l WHERE l.namespace = ?3", any(p.NS)
-			if p.Links != nil {
-				b, _ := json.Marshal(p.Links)
-				from, arg = "(SELECT value AS id FROM json_each(?3)) l", string(b)
-			}
-			sub := func(col string) string {
-				return "coalesce((SELECT sum(" + col + ") FROM link_days WHERE link = l.id AND day >= ?1 AND day < ?2), 0)"
-			}
-			if err := scanInto(ctx, conn, a, `SELECT id, n, v FROM (SELECT l.id AS id, `+sub(n)+` AS n, `+sub(v)+` AS v FROM `+from+`) WHERE n > 0`, r[0], r[1], arg); err != nil {
-				return err
-			}
 		case p.Q.GroupBy == analytics.GroupByTimeseries && p.Links != nil:
 			n, v := "ld.clicks + ld.bot_clicks", "ld.visitors + ld.bot_visitors"
 			if p.Q.ExcludeBots {
@@ -307,6 +295,63 @@ func (s *Store) rollupPart(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan,
 		return s.rawPart(ctx, conn, p, raw, nil, a)
 	}
 	return nil
+}
+
+// topLinks adds each link's sums over the rolled-up day runs: link_mtotals
+// for the months the runs cover whole, link_days for the other days. One
+// range scan per link and part, no sort: a GROUP BY over the rows of every
+// link of a namespace costs twice as much (measured).
+func (s *Store) topLinks(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan, runs [][2]int64, a sqlplan.Acc) error {
+	var current map[int64]bool
+	if len(runs) > 0 {
+		ms, err := queryInts(ctx, conn, "SELECT month FROM rolled_mtotals WHERE month >= ? AND month <= ?",
+			sqlplan.MonthOfDay(runs[0][0]), sqlplan.MonthOfDay(runs[len(runs)-1][1]))
+		if err != nil {
+			return err
+		}
+		current = make(map[int64]bool, len(ms))
+		for _, m := range ms {
+			current[m] = true
+		}
+	}
+	months, days := sqlplan.MonthTotalRuns(runs, current)
+	n, v := "clicks + bot_clicks", "visitors + bot_visitors"
+	if p.Q.ExcludeBots {
+		n, v = "clicks", "visitors"
+	}
+	var args []any
+	from := "links l WHERE l.namespace = ?"
+	args = append(args, p.NS)
+	if p.Links != nil {
+		b, _ := json.Marshal(p.Links)
+		from, args = "(SELECT value AS id FROM json_each(?)) l", []any{string(b)}
+	}
+	var nparts, vparts []string
+	var partArgs []any
+	for _, r := range days {
+		nparts = append(nparts, "coalesce((SELECT sum("+n+") FROM link_days WHERE link = l.id AND day >= ? AND day < ?), 0)")
+		vparts = append(vparts, "coalesce((SELECT sum("+v+") FROM link_days WHERE link = l.id AND day >= ? AND day < ?), 0)")
+		partArgs = append(partArgs, r[0], r[1])
+	}
+	if len(months) > 0 {
+		nparts = append(nparts, "coalesce((SELECT sum("+n+") FROM link_mtotals WHERE link = l.id AND month >= ? AND month <= ?), 0)")
+		vparts = append(vparts, "coalesce((SELECT sum("+v+") FROM link_mtotals WHERE link = l.id AND month >= ? AND month <= ?), 0)")
+		// MonthTotalRuns' months may skip one (not current): list them.
+		partArgs = append(partArgs, months[0], months[len(months)-1])
+		if int64(len(months)) != months[len(months)-1]-months[0]+1 {
+			b, _ := json.Marshal(months)
+			nparts[len(nparts)-1] = "coalesce((SELECT sum(" + n + ") FROM json_each(?) m CROSS JOIN link_mtotals lm ON lm.link = l.id AND lm.month = m.value), 0)"
+			vparts[len(vparts)-1] = "coalesce((SELECT sum(" + v + ") FROM json_each(?) m CROSS JOIN link_mtotals lm ON lm.link = l.id AND lm.month = m.value), 0)"
+			partArgs = append(partArgs[:len(partArgs)-2], string(b))
+		}
+	}
+	if len(nparts) == 0 {
+		return nil
+	}
+	// The link set's parameter comes last in the text: args in order.
+	q := `SELECT id, n, v FROM (SELECT l.id AS id, ` + strings.Join(nparts, " + ") + ` AS n, ` + strings.Join(vparts, " + ") + ` AS v FROM ` + from + `) WHERE n > 0`
+	all := append(append(append([]any{}, partArgs...), partArgs...), args...)
+	return scanInto(ctx, conn, a, q, all...)
 }
 
 // linkSource is the FROM of the query's links as l (id).

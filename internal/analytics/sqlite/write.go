@@ -131,6 +131,9 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_months WHERE month = ?", sqlplan.MonthOfDay(d)); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_mtotals WHERE month = ?", sqlplan.MonthOfDay(d)); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

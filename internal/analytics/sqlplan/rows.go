@@ -162,3 +162,30 @@ func (p *Plan) MonthRuns(done []int64) (months []int64, raw [][2]int64) {
 	}
 	return months, raw
 }
+
+// MonthTotalRuns splits runs of rolled-up days ([from, to) unix days) into
+// the months they cover whole whose per-link totals are current (read
+// from link_mtotals: one row per link and month) and the day runs left
+// (read from link_days). current holds the months with current totals.
+// Top links over 90 days read about 2 × links month rows and at most
+// about 31 × links day rows instead of 90 × links day rows.
+func MonthTotalRuns(runs [][2]int64, current map[int64]bool) (months []int64, days [][2]int64) {
+	for _, r := range runs {
+		cur := r[0]
+		for m := MonthOfDay(r[0]); MonthStartDay(m) < r[1]; m++ {
+			lo, hi := MonthStartDay(m), MonthStartDay(m+1)
+			if lo < r[0] || hi > r[1] || !current[m] {
+				continue
+			}
+			if cur < lo {
+				days = AppendRange(days, cur, lo)
+			}
+			months = append(months, m)
+			cur = hi
+		}
+		if cur < r[1] {
+			days = AppendRange(days, cur, r[1])
+		}
+	}
+	return months, days
+}

@@ -52,6 +52,7 @@ func (s *Store) Maintain(ctx context.Context, now time.Time) error {
 		{"partitions", s.prepartition},
 		{"rollups", s.rollDays},
 		{"monthly rollups", s.rollMonths},
+		{"monthly totals", s.rollMonthTotals},
 		{"retention", s.retain},
 		{"deleted links", s.forgetDeleted},
 	} {
@@ -298,6 +299,8 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 			{"DELETE FROM link_values WHERE day < $1", rollCut},
 			{"DELETE FROM ws_values WHERE day < $1", rollCut},
 			{"DELETE FROM link_months WHERE month < $1", monthCut},
+			{"DELETE FROM link_mtotals WHERE month <= $1", monthCut},
+			{"DELETE FROM rolled_mtotals WHERE month <= $1", monthCut},
 			// Days of a month still kept stay: a month's sig sums them.
 			{"DELETE FROM rolled_days WHERE day < $1", sqlplan.MonthStartDay(monthCut)},
 			{"DELETE FROM rolled_months WHERE month < $1", monthCut},
@@ -373,4 +376,45 @@ func (s *Store) forgetDeleted(ctx context.Context, now time.Time) error {
 	}
 	_, err = s.pool.Exec(ctx, "DELETE FROM ws_values w WHERE namespace = ANY($1) AND NOT EXISTS (SELECT 1 FROM links l WHERE l.namespace = w.namespace)", list)
 	return err
+}
+
+// rollMonthTotals sums link_days into link_mtotals for the closed months
+// every day of which is rolled up and whose totals are not current. One
+// REPEATABLE READ transaction per month: the days' seq it records as sig
+// and the link_days it sums are of one snapshot, so a write or roll-up in
+// between makes the totals stale (sig differs) rather than wrong.
+func (s *Store) rollMonthTotals(ctx context.Context, now time.Time) error {
+	cur := sqlplan.MonthOfDay(now.Add(-settle).Unix() / 86400)
+	for m := sqlplan.MonthOfDay(s.retention().RollupFirstDay(now)) + 1; m < cur; m++ {
+		first, end := sqlplan.MonthStartDay(m), sqlplan.MonthStartDay(m+1)
+		err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(s.opts.MaintainTimeout.Milliseconds(), 10)); err != nil {
+				return err
+			}
+			var rolled, sig, have int64
+			if err := tx.QueryRow(ctx, `SELECT count(*) FILTER (WHERE rolled = seq), coalesce(sum(seq), 0)::bigint,
+	coalesce((SELECT sig FROM rolled_mtotals WHERE month = $1), -1)
+FROM rolled_days WHERE day >= $2 AND day < $3`, m, first, end).Scan(&rolled, &sig, &have); err != nil {
+				return err
+			}
+			if rolled != end-first || sig == have {
+				return nil // a day not rolled up (queries read link_days), or current
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM link_mtotals WHERE month = $1", m); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO link_mtotals (link, month, clicks, visitors, bot_clicks, bot_visitors)
+SELECT link, $1, sum(clicks), sum(visitors), sum(bot_clicks), sum(bot_visitors)
+FROM link_days WHERE day >= $2 AND day < $3 GROUP BY link`, m, first, end); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO rolled_mtotals (month, first_day, end_day, sig) VALUES ($1, $2, $3, $4)
+ON CONFLICT (month) DO UPDATE SET sig = excluded.sig`, m, first, end, sig)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("month %s: %w", time.Unix(first*86400, 0).UTC().Format("2006-01"), err)
+		}
+	}
+	return nil
 }

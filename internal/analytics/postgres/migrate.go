@@ -145,6 +145,31 @@ CREATE TABLE rolled_months (
 CREATE TABLE meta (key text PRIMARY KEY, value bigint NOT NULL);
 INSERT INTO meta (key, value) VALUES ('raw_cut', 0);
 `,
+	// 2: per-link month totals, for top links over long ranges.
+	`
+-- Per link and UTC month: link_days summed over the month, so that top
+-- links over 90 days read about two rows per link for the whole months
+-- and link_days only for the other days (see docs/analytics-stores.md).
+CREATE TABLE link_mtotals (
+	link         integer NOT NULL,
+	month        integer NOT NULL,
+	clicks       bigint  NOT NULL, -- without bots
+	visitors     bigint  NOT NULL, -- the sum of daily distinct hashes
+	bot_clicks   bigint  NOT NULL,
+	bot_visitors bigint  NOT NULL,
+	PRIMARY KEY (link, month)
+);
+CREATE INDEX link_mtotals_month ON link_mtotals (month);
+-- A month's totals are current while sig is still the sum of its days'
+-- seq (as for rolled_months; every day was rolled up when they were
+-- summed).
+CREATE TABLE rolled_mtotals (
+	month     integer PRIMARY KEY,
+	first_day integer NOT NULL,
+	end_day   integer NOT NULL,
+	sig       bigint  NOT NULL
+);
+`,
 }
 
 // migrate brings the database to version target (len(migrations) in

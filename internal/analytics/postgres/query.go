@@ -215,6 +215,53 @@ func rolledRuns(ctx context.Context, tx querier, p *sqlplan.Plan) (runs, raw [][
 	return runs, raw, nil
 }
 
+// topLinks adds each link's sums over the rolled-up day runs: link_mtotals
+// for the whole months whose totals are current, link_days for the other
+// days. n and v are the clicks and visitors expressions over ld.
+func topLinks(ctx context.Context, tx querier, p *sqlplan.Plan, runs [][2]int64, n, v string, a sqlplan.Acc) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	ms, err := queryInts(ctx, tx, `SELECT month FROM rolled_mtotals rm WHERE month >= $1 AND month <= $2
+	AND sig = (SELECT coalesce(sum(seq), 0) FROM rolled_days d WHERE d.day >= rm.first_day AND d.day < rm.end_day)`,
+		sqlplan.MonthOfDay(runs[0][0]), sqlplan.MonthOfDay(runs[len(runs)-1][1]))
+	if err != nil {
+		return err
+	}
+	current := make(map[int64]bool, len(ms))
+	for _, m := range ms {
+		current[m] = true
+	}
+	months, days := sqlplan.MonthTotalRuns(runs, current)
+	links := func(table string) (string, any) {
+		if p.Links != nil {
+			return table + " ld WHERE ld.link = ANY($2) AND", int32s(p.Links)
+		}
+		return table + " ld JOIN links l ON l.id = ld.link AND l.namespace = $2 WHERE", any(int32(p.NS))
+	}
+	if len(months) > 0 {
+		from, arg := links("link_mtotals")
+		if err := scanInto(ctx, tx, a, `SELECT ld.link, sum(`+n+`)::bigint, sum(`+v+`)::bigint FROM `+from+
+			` ld.month = ANY($1) GROUP BY ld.link HAVING sum(`+n+`) > 0`, int32s(months), arg); err != nil {
+			return err
+		}
+	}
+	if len(days) > 0 {
+		var ds []int64
+		for _, r := range days {
+			for d := r[0]; d < r[1]; d++ {
+				ds = append(ds, d)
+			}
+		}
+		from, arg := links("link_days")
+		if err := scanInto(ctx, tx, a, `SELECT ld.link, sum(`+n+`)::bigint, sum(`+v+`)::bigint FROM `+from+
+			` ld.day = ANY($1) GROUP BY ld.link HAVING sum(`+n+`) > 0`, int32s(ds), arg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // rollupPart answers from the daily rollups for rolled-up days and from
 // raw events for the rest, as the SQLite store does: link_days for time
 // series and top links, ws_values for a namespace's breakdowns and time
@@ -232,21 +279,15 @@ func rollupPart(ctx context.Context, tx querier, p *sqlplan.Plan, a sqlplan.Acc)
 	if p.Q.ExcludeBots {
 		n, v = "ld.clicks", "ld.visitors"
 	}
+	if p.Q.GroupBy == analytics.GroupByLink {
+		if err := topLinks(ctx, tx, p, runs, n, v, a); err != nil {
+			return err
+		}
+		runs = nil
+	}
 	perLink := map[int64][][2]int64{}
 	for _, r := range runs {
 		switch {
-		case p.Q.GroupBy == analytics.GroupByLink:
-			from, arg := "link_days ld JOIN links l ON l.id = ld.link AND l.namespace = $3", any(int32(p.NS))
-			if p.Links != nil {
-				from, arg = "link_days ld", int32s(p.Links)
-				from += " WHERE ld.link = ANY($3) AND"
-			} else {
-				from += " WHERE"
-			}
-			if err := scanInto(ctx, tx, a, `SELECT ld.link, sum(`+n+`)::bigint, sum(`+v+`)::bigint FROM `+from+
-				` ld.day >= $1 AND ld.day < $2 GROUP BY ld.link HAVING sum(`+n+`) > 0`, r[0], r[1], arg); err != nil {
-				return err
-			}
 		case p.Q.GroupBy == analytics.GroupByTimeseries && p.Links != nil:
 			if err := scanInto(ctx, tx, a, `SELECT `+p.LocalDaySQL("ld.day")+`, sum(`+n+`)::bigint, sum(`+v+`)::bigint FROM link_days ld
 				WHERE ld.link = ANY($3) AND ld.day >= $1 AND ld.day < $2 GROUP BY 1`, r[0], r[1], int32s(p.Links)); err != nil {

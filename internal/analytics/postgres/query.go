@@ -417,4 +417,3 @@ func answerRows(ctx context.Context, tx querier, p *sqlplan.Plan, a sqlplan.Acc)
 	}
 	return p.Rank(out), nil
 }
-

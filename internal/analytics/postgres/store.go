@@ -94,4 +94,3 @@ func (s *Store) Forget(ctx context.Context, at time.Time, uids ...string) error 
 	}
 	return nil
 }
-

@@ -134,4 +134,3 @@ func (d *DB) Run(ctx context.Context, interval time.Duration, report func(error)
 		}
 	}
 }
-

@@ -70,9 +70,9 @@ func TestLookupCountryAndCity(t *testing.T) {
 	}{
 		{"81.2.69.142", "GB", "London"},
 		{"::ffff:81.2.69.142", "GB", "London"}, // IPv4-mapped, as a dual-stack listener sees it
-		{"2001:db8::1", "DE", ""},               // a country-only network
-		{"203.0.113.9", "", ""},                 // not in the file
-		{"198.51.100.1", "", ""},                // not an ISO code
+		{"2001:db8::1", "DE", ""},              // a country-only network
+		{"203.0.113.9", "", ""},                // not in the file
+		{"198.51.100.1", "", ""},               // not an ISO code
 	} {
 		country, city := db.Lookup(ip(c.addr))
 		g.Expect([]string{country, city}).To(Equal([]string{c.country, c.city}), c.addr)

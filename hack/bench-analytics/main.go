@@ -35,6 +35,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -53,6 +54,8 @@ func main() {
 	seed := flag.Uint64("seed", 1, "generator seed")
 	shapesOnly := flag.Bool("shapes", false, "only count the rows each candidate layout would hold (no database)")
 	only := flag.String("only", "", "run only the queries whose name matches this regular expression")
+	pg := flag.Bool("postgres", false, "measure the PostgreSQL store in a throwaway local cluster (Debian's postgresql) instead of SQLite")
+	pgURL := flag.String("postgres-url", "", "measure the PostgreSQL store in this (empty) database instead of SQLite")
 	flag.Parse()
 	if *shapesOnly {
 		shapes(*clicks, *links, *days, *seed)
@@ -63,7 +66,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench-analytics: -only:", err)
 		os.Exit(2)
 	}
-	if err := run(*clicks, *links, *days, *batch, *dir, *n, *seed, re); err != nil {
+	var err2 error
+	if *pg || *pgURL != "" {
+		err2 = runPostgres(*pgURL, *clicks, *links, *days, *batch, *n, *seed, re)
+	} else {
+		err2 = run(*clicks, *links, *days, *batch, *dir, *n, *seed, re)
+	}
+	if err := err2; err != nil {
 		fmt.Fprintln(os.Stderr, "bench-analytics:", err)
 		os.Exit(1)
 	}
@@ -94,7 +103,7 @@ func run(clicks int64, links, days, batch int, dir string, n int, seed uint64, o
 	fmt.Printf("# bench-analytics: %d clicks over %d days in %d links (seed %d), %s\n\n", clicks, days, links, seed, opts.Path)
 	var loaded int64
 	if fresh {
-		if loaded, err = load(ctx, s, g, now, batch); err != nil {
+		if loaded, err = load(ctx, []analytics.Writer{s}, g, now, batch); err != nil {
 			return err
 		}
 		t0, c0 := time.Now(), processCPU()
@@ -123,8 +132,9 @@ func run(clicks int64, links, days, batch int, dir string, n int, seed uint64, o
 }
 
 // load writes the generated clicks up to now through an Aggregator, one
-// Write per batch rows, generation on one goroutine and writes on another.
-func load(ctx context.Context, s *sqlite.Store, g *synth.Generator, now time.Time, batch int) (int64, error) {
+// Write per batch rows, generation on one goroutine and writes on one
+// goroutine per writer in ws (two PostgreSQL stores: two replicas).
+func load(ctx context.Context, ws []analytics.Writer, g *synth.Generator, now time.Time, batch int) (int64, error) {
 	ch := make(chan analytics.Batch, 4)
 	var clicks, rows int64
 	var genBusy time.Duration
@@ -155,25 +165,41 @@ func load(ctx context.Context, s *sqlite.Store, g *synth.Generator, now time.Tim
 	}()
 	var writeBusy time.Duration
 	last, c0 := time.Now(), processCPU()
-	for b := range ch {
-		tw := time.Now()
-		if err := s.Write(ctx, b); err != nil {
-			return 0, err
-		}
-		writeBusy += time.Since(tw)
-		rows += int64(len(b.Events))
-		if time.Since(last) > 30*time.Second {
-			last = time.Now()
-			fmt.Fprintf(os.Stderr, "  %d rows written, %s\n", rows, time.Since(t0).Round(time.Second))
-		}
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for _, w := range ws { // one goroutine per writer, as replicas would
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range ch {
+				tw := time.Now()
+				err := w.Write(ctx, b)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				writeBusy += time.Since(tw)
+				rows += int64(len(b.Events))
+				if time.Since(last) > 30*time.Second {
+					last = time.Now()
+					fmt.Fprintf(os.Stderr, "  %d rows written, %s\n", rows, time.Since(t0).Round(time.Second))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
 	}
 	wall, cpu := time.Since(t0), processCPU()-c0
 	fmt.Printf("| load | value |\n|---|---|\n")
 	fmt.Printf("| clicks | %d |\n| rows written (after aggregation) | %d |\n", clicks, rows)
 	fmt.Printf("| wall time | %s |\n| CPU time (generation and writes) | %s |\n| generation time | %s |\n| write time (sum of Write calls) | %s |\n",
 		wall.Round(time.Second), cpu.Round(time.Second), genBusy.Round(time.Second), writeBusy.Round(time.Second))
-	fmt.Printf("| ingest, clicks/s in (writes only) | %.0f |\n| rows/s written | %.0f |\n\n",
-		float64(clicks)/writeBusy.Seconds(), float64(rows)/writeBusy.Seconds())
+	fmt.Printf("| writers | %d |\n| ingest, clicks/s in (writes only) | %.0f |\n| rows/s written | %.0f |\n| clicks/s over the wall time | %.0f |\n\n",
+		len(ws), float64(clicks)/writeBusy.Seconds()*float64(len(ws)), float64(rows)/writeBusy.Seconds()*float64(len(ws)), float64(clicks)/wall.Seconds())
 	return clicks, nil
 }
 
@@ -214,7 +240,7 @@ type kind struct {
 	q    func(i int) analytics.Query
 }
 
-func queries(ctx context.Context, s *sqlite.Store, g *synth.Generator, n int, seed uint64, only *regexp.Regexp) error {
+func queries(ctx context.Context, s analytics.Reader, g *synth.Generator, n int, seed uint64, only *regexp.Regexp) error {
 	now := time.Now().UTC()
 	ls := g.Links()
 	ns := ls[0].Namespace

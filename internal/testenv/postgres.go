@@ -181,6 +181,23 @@ func (s *PostgresServer) CreateDatabase(t testing.TB) string {
 	return s.URL(name)
 }
 
+// StartPostgres starts a throwaway cluster outside a test (make
+// bench-analytics -postgres), as Postgres does; the caller Removes it.
+func StartPostgres() (*PostgresServer, error) { return startPostgres() }
+
+// CreateDB creates a new, empty database named name and returns its URL.
+func (s *PostgresServer) CreateDB(ctx context.Context, name string) (string, error) {
+	conn, err := pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", err
+	}
+	return s.URL(name), nil
+}
+
 // startPostgres creates a cluster and starts it.
 func startPostgres() (*PostgresServer, error) {
 	bin, err := postgresBin()

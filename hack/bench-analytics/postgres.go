@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,6 +27,8 @@ func runPostgres(url string, clicks int64, links, days, batch, n int, seed uint6
 			return err
 		}
 		defer func() { _ = srv.Remove() }()
+		pid := srv.Pid()
+		serverCPU = func() time.Duration { return treeCPU(pid) }
 		if url, err = srv.CreateDB(ctx, "bench"); err != nil {
 			return err
 		}
@@ -58,7 +62,11 @@ func runPostgres(url string, clicks int64, links, days, batch, n int, seed uint6
 	if err := pgSizes(ctx, url, loaded); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, "  queries (CPU columns are kurz's side only: the server does the work)")
+	if serverCPU == nil {
+		fmt.Println("CPU columns: kurz's side only (the server's is not measured with -postgres-url)")
+	} else {
+		fmt.Println("CPU columns: kurz's thread plus every process of the cluster (clock ticks: 10 ms resolution)")
+	}
 	return queries(ctx, s, g, n, seed, only)
 }
 
@@ -91,4 +99,35 @@ func pgSizes(ctx context.Context, url string, clicks int64) error {
 	}
 	fmt.Println()
 	return nil
+}
+
+// treeCPU is the CPU time (user and system) of process pid and its
+// children: a PostgreSQL cluster's postmaster and backends.
+func treeCPU(pid int) time.Duration {
+	var ticks int64
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command's closing parenthesis: state ppid ... utime(12) stime(13).
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		self, _ := strconv.Atoi(e.Name())
+		ppid, _ := strconv.Atoi(f[1])
+		if self != pid && ppid != pid {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }

@@ -159,6 +159,16 @@ type PostgresServer struct {
 // Port is the server's TCP port on 127.0.0.1.
 func (s *PostgresServer) Port() int { return s.port }
 
+// Pid is the postmaster's process id (0 when stopped).
+func (s *PostgresServer) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil {
+		return 0
+	}
+	return s.proc.Pid
+}
+
 // URL is the URL of database db (user postgres, trusted on loopback).
 func (s *PostgresServer) URL(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)

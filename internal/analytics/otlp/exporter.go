@@ -141,8 +141,8 @@ func (x *Exporter) attempt(ctx context.Context, body []byte) (retry bool, after 
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	switch {
-	case resp.StatusCode == http.StatusOK:
+	switch resp.StatusCode {
+	case http.StatusOK:
 		var r collogs.ExportLogsServiceResponse
 		if err := proto.Unmarshal(data, &r); err == nil {
 			if ps := r.GetPartialSuccess(); ps.GetRejectedLogRecords() > 0 {
@@ -150,8 +150,7 @@ func (x *Exporter) attempt(ctx context.Context, body []byte) (retry bool, after 
 			}
 		}
 		return false, 0, nil
-	case resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode == http.StatusBadGateway,
-		resp.StatusCode == http.StatusServiceUnavailable, resp.StatusCode == http.StatusGatewayTimeout:
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true, retryAfter(resp.Header.Get("Retry-After")), fmt.Errorf("answered %s", resp.Status)
 	}
 	return false, 0, fmt.Errorf("answered %s (not retried)", resp.Status)

@@ -319,9 +319,7 @@ func (s *Store) topLinks(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan, r
 	if p.Q.ExcludeBots {
 		n, v = "clicks", "visitors"
 	}
-	var args []any
-	from := "links l WHERE l.namespace = ?"
-	args = append(args, p.NS)
+	from, args := "links l WHERE l.namespace = ?", []any{p.NS}
 	if p.Links != nil {
 		b, _ := json.Marshal(p.Links)
 		from, args = "(SELECT value AS id FROM json_each(?)) l", []any{string(b)}

@@ -117,7 +117,7 @@ func Load(t testing.TB, s analytics.Writer, g *synth.Generator, days int) []anal
 // Zones are the zones random queries use: UTC, two with daylight saving
 // that changes inside the data, a half-hour offset, and one ahead of UTC.
 var Zones = func() []*time.Location {
-	var out []*time.Location
+	out := make([]*time.Location, 0, 5)
 	for _, n := range []string{"UTC", "America/New_York", "Asia/Kolkata", "Europe/London", "Asia/Tokyo"} {
 		l, err := time.LoadLocation(n)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -110,4 +111,17 @@ func ParseHeaders(s string) (map[string]string, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// HeadersFromEnv sets o.Headers from OTEL_EXPORTER_OTLP_HEADERS (unset or
+// empty: none), for the composition root to call after parsing flags.
+func (o *Options) HeadersFromEnv() error {
+	h, err := ParseHeaders(os.Getenv(HeadersEnv))
+	if err != nil {
+		return err
+	}
+	if len(h) > 0 {
+		o.Headers = h
+	}
+	return nil
 }

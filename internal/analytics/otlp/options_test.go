@@ -40,3 +40,13 @@ func TestParseHeaders(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring("pair 2 has no '='")))
 	g.Expect(err.Error()).NotTo(ContainSubstring("secret-without-equals"))
 }
+
+func TestHeadersFromEnv(t *testing.T) {
+	g := NewWithT(t)
+	t.Setenv(HeadersEnv, "authorization=Bearer%20tok")
+	o := DefaultOptions()
+	g.Expect(o.HeadersFromEnv()).To(Succeed())
+	g.Expect(o.Headers).To(Equal(map[string]string{"authorization": "Bearer tok"}))
+	t.Setenv(HeadersEnv, "broken")
+	g.Expect(o.HeadersFromEnv()).To(MatchError(ContainSubstring(HeadersEnv)))
+}

@@ -65,7 +65,7 @@ func runPostgres(url string, clicks int64, links, days, batch, n int, seed uint6
 	if serverCPU == nil {
 		fmt.Println("CPU columns: kurz's side only (the server's is not measured with -postgres-url)")
 	} else {
-		fmt.Println("CPU columns: kurz's thread plus every process of the cluster (clock ticks: 10 ms resolution)")
+		fmt.Println("CPU columns: kurz's thread plus the cluster's client backends (clock ticks: 10 ms resolution)")
 	}
 	return queries(ctx, s, g, n, seed, only)
 }
@@ -92,7 +92,9 @@ func pgSizes(ctx context.Context, url string, clicks int64) error {
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+t).Scan(&rows); err != nil {
 			return err
 		}
-		if err := conn.QueryRow(ctx, "SELECT coalesce(sum(pg_total_relation_size(relid)), 0)::bigint FROM pg_partition_tree($1::regclass)", t).Scan(&bytes); err != nil {
+		// pg_partition_tree is empty for a table that is not partitioned.
+		if err := conn.QueryRow(ctx, `SELECT coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree($1::regclass)),
+	pg_total_relation_size($1::regclass))::bigint`, t).Scan(&bytes); err != nil {
 			return err
 		}
 		fmt.Printf("| %s | %d | %.1f MB |\n", t, rows, float64(bytes)/1e6)
@@ -101,8 +103,10 @@ func pgSizes(ctx context.Context, url string, clicks int64) error {
 	return nil
 }
 
-// treeCPU is the CPU time (user and system) of process pid and its
-// children: a PostgreSQL cluster's postmaster and backends.
+// treeCPU is the CPU time (user and system) of the client backends of
+// the cluster whose postmaster is pid: the queries' work, without the
+// background processes (autovacuum, checkpointer, WAL writer), whose CPU
+// in the same moment is not the query's.
 func treeCPU(pid int) time.Duration {
 	var ticks int64
 	entries, _ := os.ReadDir("/proc")
@@ -122,8 +126,11 @@ func treeCPU(pid int) time.Duration {
 		}
 		self, _ := strconv.Atoi(e.Name())
 		ppid, _ := strconv.Atoi(f[1])
-		if self != pid && ppid != pid {
+		if self == pid || ppid != pid || !strings.HasPrefix(string(b[strings.IndexByte(string(b), '(')+1:]), "postgres") {
 			continue
+		}
+		if cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err != nil || !strings.HasPrefix(string(cmd), "postgres: postgres bench ") {
+			continue // not a client backend of the bench's database
 		}
 		u, _ := strconv.ParseInt(f[11], 10, 64)
 		st, _ := strconv.ParseInt(f[12], 10, 64)

@@ -56,6 +56,8 @@ func main() {
 	only := flag.String("only", "", "run only the queries whose name matches this regular expression")
 	pg := flag.Bool("postgres", false, "measure the PostgreSQL store in a throwaway local cluster (Debian's postgresql) instead of SQLite")
 	pgURL := flag.String("postgres-url", "", "measure the PostgreSQL store in this (empty) database instead of SQLite")
+	queriesOnly := flag.Bool("queries-only", false, "with -postgres-url: the database holds this benchmark's data already (same flags); run the queries only")
+	serverPid := flag.Int("server-pid", 0, "with -postgres-url: the postmaster's pid, to count its client backends' CPU (the server on this machine)")
 	flag.Parse()
 	if *shapesOnly {
 		shapes(*clicks, *links, *days, *seed)
@@ -68,7 +70,7 @@ func main() {
 	}
 	var err2 error
 	if *pg || *pgURL != "" {
-		err2 = runPostgres(*pgURL, *clicks, *links, *days, *batch, *n, *seed, re)
+		err2 = runPostgres(*pgURL, *queriesOnly, *serverPid, *clicks, *links, *days, *batch, *n, *seed, re)
 	} else {
 		err2 = run(*clicks, *links, *days, *batch, *dir, *n, *seed, re)
 	}

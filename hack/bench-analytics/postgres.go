@@ -19,7 +19,7 @@ import (
 
 // runPostgres is run for the PostgreSQL store: in the database at url, or
 // (url empty) in a throwaway cluster started here and removed after.
-func runPostgres(url string, clicks int64, links, days, batch, n int, seed uint64, only *regexp.Regexp) error {
+func runPostgres(url string, queriesOnly bool, serverPid int, clicks int64, links, days, batch, n int, seed uint64, only *regexp.Regexp) error {
 	ctx := context.Background()
 	if url == "" {
 		srv, err := testenv.StartPostgres()
@@ -33,6 +33,9 @@ func runPostgres(url string, clicks int64, links, days, batch, n int, seed uint6
 			return err
 		}
 	}
+	if serverPid > 0 {
+		serverCPU = func() time.Duration { return treeCPU(serverPid) }
+	}
 	opts := postgres.DefaultOptions()
 	opts.URL = url
 	s, err := postgres.Open(ctx, opts)
@@ -44,6 +47,9 @@ func runPostgres(url string, clicks int64, links, days, batch, n int, seed uint6
 	start := now.Truncate(24*time.Hour).AddDate(0, 0, -(days - 1))
 	g := synth.New(synth.Config{Links: links, Clicks: clicks, Days: days, Start: start, Seed: seed})
 	fmt.Printf("# bench-analytics: %d clicks over %d days in %d links (seed %d), PostgreSQL %s\n\n", clicks, days, links, seed, postgres.Redacted(url))
+	if queriesOnly {
+		return queries(ctx, s, g, n, seed, only)
+	}
 	// A second store on its own pool: two replicas writing.
 	s2, err := postgres.Open(ctx, opts)
 	if err != nil {

@@ -159,6 +159,19 @@ func rawPart(ctx context.Context, tx querier, p *sqlplan.Plan, segs [][2]int64, 
 	FROM ` + from + joins + ` WHERE ` + filter + cond + `
 	GROUP BY 1, 2) x GROUP BY g`
 	}
+	if len(perLink) == 1 {
+		// One link: its rows of each day through the (day, link) key, day
+		// by day. Joined with unnest(link, day, ...) instead, the planner
+		// hashes every row of the days' partitions when the link is hot
+		// (4.8 s CPU for the hottest link's 30 days, 123 000 rows, against
+		// 3.3 million read).
+		for l, ranges := range perLink {
+			segs, perLink = ranges, nil
+			p2 := *p
+			p2.Links = []int64{l}
+			p = &p2
+		}
+	}
 	if perLink != nil {
 		// One seek per link and day.
 		var link, day, lo, hi []int32

@@ -137,7 +137,9 @@
 //     123 000 rows.
 //   - the workspace's top links over 90 days: p50 391 ms, p99 534 ms CPU
 //     (about 1 s wall at this load), reading 871 000 link_days rows
-//     (180 to 270 ms of it) and today's raw rows; workspace breakdowns over
+//     (180 to 270 ms of it) and today's raw rows; since link_mtotals (whole
+//     months from per-link month totals, docs/analytics-stores.md) p50
+//     203 ms, p99 260 ms CPU on the same data; workspace breakdowns over
 //     30 and 90 days: 6 to 23 ms CPU, referrer (a long tail of hosts)
 //     60 ms and 193 ms.
 //   - a filtered workspace breakdown from raw events (7 days, one

@@ -87,4 +87,11 @@
 //
 // A query runs in one read-only REPEATABLE READ transaction: which days
 // are rolled up and the rollups it reads are one snapshot.
+//
+// Top links over whole months read link_mtotals (per link and month),
+// summed by Maintain in one REPEATABLE READ transaction per month and
+// current while rolled_mtotals.sig is still the sum of the month's days'
+// seq. One link's raw events are read day by day through the (day, link)
+// key: joined with unnest(link, day, ...) the planner hashes every row of
+// the days' partitions when the link is hot.
 package postgres

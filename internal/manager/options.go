@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/controllers"
-	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/analytics/wiring"
+	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/redirect"
 	"github.com/kurz-dev/kurz/internal/restapi"
 )

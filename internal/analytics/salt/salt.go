@@ -36,7 +36,11 @@ import (
 // SecretName is the Secret holding the salts.
 const SecretName = "kurz-analytics-salt"
 
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update,namespace=kurz-system
+// Least privilege: creating cannot be limited to a name (the object does not
+// exist yet), updating is limited to this Secret. Reading kurz-system's
+// Secrets is granted for the routes' TLS already.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create,namespace=kurz-system
+// +kubebuilder:rbac:groups="",resources=secrets,resourceNames=kurz-analytics-salt,verbs=get;update,namespace=kurz-system
 
 // Keeper keeps a replica's salts from the Secret and rotates it. It is a
 // manager runnable on every replica and the capture consumer's Salts.

@@ -105,8 +105,8 @@ type keeper struct {
 	store    analytics.Store
 	consumer *capture.Consumer
 
-	mu      sync.Mutex
-	gone    []string
+	mu   sync.Mutex
+	gone []string
 }
 
 func (k *keeper) NeedLeaderElection() bool { return false }

@@ -82,12 +82,12 @@ func (c *Consumer) Replay(ctx context.Context) error {
 	return nil
 }
 
-// Run drains the ring every DrainInterval and flushes the sinks every
-// FlushInterval until ctx is done.
+// Run drains the ring every DrainInterval and flushes the sinks at the end
+// of every FlushInterval (aligned: whole minutes) until ctx is done.
 func (c *Consumer) Run(ctx context.Context) {
 	drain := time.NewTicker(c.o.DrainInterval)
 	defer drain.Stop()
-	flush := time.NewTicker(c.o.FlushInterval)
+	flush := time.NewTimer(untilFlush(time.Now(), c.o.FlushInterval))
 	defer flush.Stop()
 	for {
 		select {
@@ -98,9 +98,23 @@ func (c *Consumer) Run(ctx context.Context) {
 		case <-flush.C:
 			c.Drain()
 			c.flush()
+			flush.Reset(untilFlush(time.Now(), c.o.FlushInterval))
 		}
 	}
 }
+
+// untilFlush is the wait for the next flush: just after the end of the
+// current FlushInterval-aligned period (a whole minute by default), so that
+// a minute's identical clicks are summed into one row rather than split
+// over batches: with a 5 s flush, 10 000 links clicked at random cost 0.75
+// rows a click; aligned to the minute, a row per link and minute.
+func untilFlush(now time.Time, every time.Duration) time.Duration {
+	next := now.Truncate(every).Add(every)
+	return next.Sub(now) + flushLag(every)
+}
+
+// flushLag lets clicks of the period's last moment reach the ring first.
+func flushLag(every time.Duration) time.Duration { return min(every/30, 2*time.Second) }
 
 // Finish takes the last clicks (the listener has drained), flushes and
 // writes what is queued within ctx.

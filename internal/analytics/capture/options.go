@@ -13,7 +13,9 @@ type Options struct {
 	RingSize int
 	// DrainInterval is how often the consumer empties the ring.
 	DrainInterval time.Duration
-	// FlushInterval is how often aggregated rows are handed to the store.
+	// FlushInterval is how often aggregated rows are handed to the store,
+	// aligned to the clock: with a minute, each minute's identical clicks
+	// are one row (stores keep minutes).
 	FlushInterval time.Duration
 	// BatchRows bounds the rows of one batch (the aggregator flushes early
 	// when it holds as many).
@@ -35,7 +37,7 @@ func DefaultOptions() Options {
 	return Options{
 		RingSize:      4096,
 		DrainInterval: 20 * time.Millisecond,
-		FlushInterval: 5 * time.Second,
+		FlushInterval: time.Minute,
 		BatchRows:     5000,
 		QueueBatches:  4,
 		WriteTimeout:  10 * time.Second,

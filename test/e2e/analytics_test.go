@@ -96,7 +96,7 @@ func TestAnalytics(t *testing.T) {
 
 	base := "/api/v1/links/" + id + "/analytics?interval=24h"
 	g.Eventually(func() map[string]float64 { return k.rows(t, base+"&group_by=device&exclude_bots=false") }).
-		WithTimeout(60*time.Second).WithPolling(time.Second).
+		WithTimeout(100*time.Second).WithPolling(time.Second).
 		Should(Equal(map[string]float64{"desktop": 3, "mobile": 2, "bot": 1}), "log:\n%s", k.log)
 
 	expectAnswers := func() {

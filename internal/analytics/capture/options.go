@@ -38,8 +38,8 @@ func DefaultOptions() Options {
 		RingSize:      4096,
 		DrainInterval: 20 * time.Millisecond,
 		FlushInterval: time.Minute,
-		BatchRows:     5000,
-		QueueBatches:  4,
+		BatchRows:     20000,
+		QueueBatches:  2,
 		WriteTimeout:  10 * time.Second,
 		WriteAttempts: 3,
 	}

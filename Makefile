@@ -143,7 +143,7 @@ bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
 	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchtime $(BENCH_TIME) -benchmem -timeout 60m ./...
 
 .PHONY: bench-redirect
-bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light). LINKS, CONNECTIONS, DURATION, ROUNDS.
+bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light), and with click analytics on. LINKS, CONNECTIONS, DURATION, ROUNDS, ANALYTICS (1; 0 leaves it out).
 	GO=$(GO) hack/bench-redirect.sh
 
 .PHONY: bench-analytics

@@ -13,6 +13,13 @@
 # from /proc): on a machine shared with other work, requests/s mostly says
 # how much of core 0 a server got, CPU per request what it costs.
 #
+# ANALYTICS=1 (the default) also serves "analytics": the same server with
+# click analytics on (-analytics: the capture ring, its consumer and the
+# SQLite store writer, all in the process pinned to core 0, as on a
+# replica), in the same alternating rounds; the requests carry a browser's
+# User-Agent and a Referer. At the end it prints the analytics server's
+# events taken, rows and clicks written and drops.
+#
 # Knobs: LINKS (10000), CONNECTIONS (64), DURATION (10s), ROUNDS (3),
 # KURZ_ADDR and NGINX_ADDR (default: free loopback ports, so two runs never
 # collide), BEFORE: a redirect-bench binary built from another tree (e.g.
@@ -63,15 +70,19 @@ trap cleanup EXIT
 echo "building the benchmark server"
 (cd "$ROOT" && $GO build -o "$WORK/redirect-bench" ./hack/redirect-bench)
 BEFORE=${BEFORE:-}
-mapfile -t ports < <("$WORK/redirect-bench" -free-ports 3)
+ANALYTICS=${ANALYTICS:-1}
+mapfile -t ports < <("$WORK/redirect-bench" -free-ports 4)
 KURZ_ADDR=${KURZ_ADDR:-127.0.0.1:${ports[0]}}
 NGINX_ADDR=${NGINX_ADDR:-127.0.0.1:${ports[1]}}
 BEFORE_ADDR=127.0.0.1:${ports[2]}
+ANALYTICS_ADDR=127.0.0.1:${ports[3]}
 SERVERS="nginx kurz"
 
 cat >"$WORK/random-keys.lua" <<LUA
 math.randomseed(os.time())
 wrk.headers["Host"] = "$HOST"
+wrk.headers["User-Agent"] = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+wrk.headers["Referer"] = "https://news.example.com/today"
 request = function()
 	return wrk.format("GET", "/k" .. math.random(0, $LINKS - 1))
 end
@@ -116,6 +127,12 @@ if [ -n "$BEFORE" ]; then
 	BEFORE_PID=$!
 	SERVERS="nginx kurz before"
 fi
+if [ "$ANALYTICS" = 1 ]; then
+	taskset -c 0 "$WORK/redirect-bench" -addr "$ANALYTICS_ADDR" -host "$HOST" -links "$LINKS" -analytics "$WORK/analytics.db" >"$WORK/analytics.out" 2>&1 &
+	PIDS+=($!)
+	ANALYTICS_PID=$!
+	SERVERS="$SERVERS analytics"
+fi
 
 wait_up() {
 	for _ in $(seq 100); do
@@ -129,6 +146,7 @@ wait_up() {
 wait_up "$NGINX_ADDR"
 wait_up "$KURZ_ADDR"
 [ -z "$BEFORE" ] || wait_up "$BEFORE_ADDR"
+[ "$ANALYTICS" != 1 ] || wait_up "$ANALYTICS_ADDR"
 
 # The answer under test must be the real redirect, not a 404.
 code=$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOST" "http://$KURZ_ADDR/k$((LINKS - 1))")
@@ -156,6 +174,7 @@ server_of() { # name: sets addr and pid
 	nginx) addr=$NGINX_ADDR pid=$NGINX_WORKER ;;
 	kurz) addr=$KURZ_ADDR pid=$KURZ_PID ;;
 	before) addr=$BEFORE_ADDR pid=$BEFORE_PID ;;
+	analytics) addr=$ANALYTICS_ADDR pid=$ANALYTICS_PID ;;
 	esac
 }
 
@@ -190,5 +209,17 @@ awk '
 			printf "before: %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["before"], p99["before"] / 1000, cpu["before"], v["before", "errors"]
 			printf "ratio before/nginx: %.2f; kurz/before: %.2f\n", rps["before"] / rps["nginx"], rps["kurz"] / rps["before"]
 		}
-	}' "$WORK/results"
+		if ("analytics" in n) {
+			printf "analytics: %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["analytics"], p99["analytics"] / 1000, cpu["analytics"], v["analytics", "errors"]
+			printf "ratio analytics/kurz: %.3f; CPU per click spent on analytics: %.2f us\n", rps["analytics"] / rps["kurz"], cpu["analytics"] - cpu["kurz"]
+			printf "analytics requests measured: %d over %d s\n", v["analytics", "requests"], n["analytics"] * dur
+		}
+	}' dur="${DURATION%s}" "$WORK/results"
+if [ "$ANALYTICS" = 1 ]; then
+	sleep 6 # the writer's last flush
+	kill -USR1 "$ANALYTICS_PID"
+	sleep 1
+	grep -E '^analytics ' "$WORK/analytics.out" || true
+	echo "analytics store: $(du -k "$WORK/analytics.db"* | awk '{ s += $1 } END { print s }') KiB on disk"
+fi
 grep -E '^(links in index|index memory per link)' "$WORK/kurz.out"

@@ -37,6 +37,8 @@ func devManagerOptions() manager.Options {
 	// and the Gateway API's objects (--gateway-class, --gateway) go to
 	// default.
 	o.Controllers.Routes.Namespace = "default"
+	// The analytics salt Secret too.
+	o.Analytics.SaltNamespace = "default"
 	return o
 }
 
@@ -78,6 +80,10 @@ func (o *devOptions) complete() {
 	if len(o.manager.API.TokenAudiences) > 0 {
 		o.env.TokenAudience = o.manager.API.TokenAudiences[0]
 	}
+	// Analytics is on in kurz dev, in its data dir (--analytics=false
+	// turns it off; --analytics-store moves it).
+	o.manager.Analytics.SetDefaultEnabled(filepath.Join(o.env.DataDir, "analytics.db"))
+	o.manager.Analytics.Complete()
 	if o.manager.Redirect.Clicks.Spool == "" {
 		o.manager.Redirect.Clicks.Spool = filepath.Join(o.env.DataDir, "clicks.spool")
 	}

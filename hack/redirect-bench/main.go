@@ -36,6 +36,7 @@ func main() {
 	serverBin := flag.String("server-bin", "", "-load: the server's binary, e.g. a redirect-bench built from another tree (default: this one)")
 	serverCPUs := flag.String("server-cpus", "", "-load: pin the server to these CPUs (taskset -c list; its GOMAXPROCS follows), e.g. 0 with the load generator on 1")
 	pwConcurrency := flag.Int("password-concurrency", 0, "the server's --redirect-password-concurrency (0: its default)")
+	analyticsStore := flag.String("analytics", "", "capture click analytics into this SQLite file (the real ring, consumer and store writer, as --analytics does); SIGUSR1 prints its counts")
 	freePorts := flag.Int("free-ports", 0, "print this many free loopback ports, one a line, and exit (hack/bench-redirect.sh picks its listeners with it)")
 	flag.Parse()
 	if *freePorts > 0 {
@@ -87,7 +88,17 @@ func main() {
 	if *pwConcurrency > 0 {
 		o.PasswordConcurrency = *pwConcurrency
 	}
-	srv, err := redirect.NewServer(o, ix)
+	var consumers []redirect.ClickConsumer
+	if *analyticsStore != "" {
+		a, err := startAnalytics(*analyticsStore)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		o.Analytics = a
+		consumers = append(consumers, a.Consumer)
+	}
+	srv, err := redirect.NewServer(o, ix, consumers...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -151,6 +162,7 @@ func collectOnSignal() {
 		runtime.ReadMemStats(&m)
 		fmt.Printf("after GC: goroutines %d, heap in use %d KiB, stacks %d KiB\n",
 			runtime.NumGoroutine(), m.HeapInuse>>10, m.StackInuse>>10)
+		printAnalytics()
 	}
 }
 

@@ -44,16 +44,9 @@ func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 // (addresses further left are the client's own claims and can be forged).
 // IPv4 clients are one address, IPv6 clients their /64.
 func Prefix(peer net.IP, xff [][]byte, trusted []netip.Prefix) netip.Prefix {
-	client, ok := netip.AddrFromSlice(peer)
-	if !ok {
+	client := Addr(peer, xff, trusted)
+	if !client.IsValid() {
 		return netip.Prefix{}
-	}
-	client = client.Unmap()
-	if isTrusted(client, trusted) {
-		walkRight(xff, func(a netip.Addr) bool {
-			client = a
-			return isTrusted(a, trusted)
-		})
 	}
 	bits := client.BitLen()
 	if client.Is6() {
@@ -109,4 +102,23 @@ func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
 		}
 	}
 	return false
+}
+
+// Addr is the client's address, found as Prefix finds its network (the TCP
+// peer, or behind trusted proxies the right-most address of X-Forwarded-For
+// no trusted proxy added), unmapped; the zero Addr when peer is not an
+// address. Click analytics hashes it (never stores it).
+func Addr(peer net.IP, xff [][]byte, trusted []netip.Prefix) netip.Addr {
+	client, ok := netip.AddrFromSlice(peer)
+	if !ok {
+		return netip.Addr{}
+	}
+	client = client.Unmap()
+	if isTrusted(client, trusted) {
+		walkRight(xff, func(a netip.Addr) bool {
+			client = a
+			return isTrusted(a, trusted)
+		})
+	}
+	return client
 }

@@ -40,7 +40,13 @@ func TestClientPrefix(t *testing.T) {
 			for _, h := range tt.xff {
 				xff = append(xff, []byte(h))
 			}
-			NewWithT(t).Expect(Prefix(net.ParseIP(tt.peer), xff, tt.trusted).String()).To(Equal(tt.want))
+			g := NewWithT(t)
+			g.Expect(Prefix(net.ParseIP(tt.peer), xff, tt.trusted).String()).To(Equal(tt.want))
+			// Addr is the address itself, inside the prefix (an IPv6
+			// client's whole address, not its /64).
+			a := Addr(net.ParseIP(tt.peer), xff, tt.trusted)
+			g.Expect(netip.MustParsePrefix(tt.want).Contains(a)).To(BeTrue(), a.String())
+			g.Expect(a.Is4In6()).To(BeFalse())
 		})
 	}
 }

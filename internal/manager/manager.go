@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kurz-dev/kurz/controllers"
+	"github.com/kurz-dev/kurz/internal/analytics/wiring"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/gauges"
@@ -93,12 +94,26 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 			return nil, fmt.Errorf("set up controllers: %w", err)
 		}
 	}
+	// Analytics first: the API server reads its store, the redirect server
+	// runs its capture.
+	var an *wiring.Analytics
+	if o.EnableAPI || o.EnableRedirect {
+		if an, err = wiring.Setup(ctx, mgr, o.Analytics, o.EnableRedirect); err != nil {
+			return nil, fmt.Errorf("set up analytics: %w", err)
+		}
+	}
 	if o.EnableAPI {
+		if an != nil {
+			o.API.Analytics = an.Store
+		}
 		if err := restapi.Setup(mgr, o.API); err != nil {
 			return nil, fmt.Errorf("set up API server: %w", err)
 		}
 	}
 	if o.EnableRedirect {
+		if an != nil {
+			o.Redirect.Analytics = redirect.AnalyticsCapture{Ring: an.Ring, Consumer: an.Consumer, CountryHeader: an.CountryHeader}
+		}
 		if err := redirect.Setup(mgr, o.Redirect); err != nil {
 			return nil, fmt.Errorf("set up redirect server: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/controllers"
+	"github.com/kurz-dev/kurz/internal/analytics/wiring"
 	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/redirect"
 	"github.com/kurz-dev/kurz/internal/restapi"
@@ -55,6 +56,8 @@ type Options struct {
 	Controllers controllers.Options
 	API         restapi.Options
 	Redirect    redirect.Options
+	// Analytics is click analytics (--analytics, --analytics-*).
+	Analytics wiring.Options
 }
 
 // DefaultOptions returns the options of a production manager.
@@ -78,6 +81,7 @@ func DefaultOptions() Options {
 		Controllers:       controllers.DefaultOptions(),
 		API:               restapi.DefaultOptions(),
 		Redirect:          redirect.DefaultOptions(),
+		Analytics:         wiring.DefaultOptions(),
 	}
 }
 
@@ -87,6 +91,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	o.Controllers.BindFlags(fs)
 	o.API.BindFlags(fs)
 	o.Redirect.BindFlags(fs)
+	o.Analytics.BindFlags(fs)
 }
 
 // Validate rejects options the manager cannot run with, its own and those
@@ -104,6 +109,11 @@ func (o Options) Validate() error {
 	}
 	if o.EnableRedirect {
 		errs = append(errs, o.Redirect.Validate())
+	}
+	if o.EnableRedirect || o.EnableAPI {
+		a := o.Analytics
+		a.Complete()
+		errs = append(errs, a.Validate())
 	}
 	if o.LeaderElect {
 		if o.LeaderElectionID == "" {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/redirect/clicks"
 )
@@ -28,9 +29,9 @@ type Entry struct {
 	// noRare, so an Entry is 80 bytes, not 128.
 	*entryRare
 	uid types.UID
-	// ref names the Link (in the index's record of it), for its clicks
-	// and log lines.
-	ref *objRef
+	// rec is the index's record of the Link: its name for clicks and log
+	// lines, its host and key for analytics.
+	rec *linkRec
 	// slot counts its clicks; every Entry of the Link's uid shares it.
 	slot *clicks.Slot
 }
@@ -46,14 +47,14 @@ type entryRare struct {
 // never written.
 var noRare = &entryRare{}
 
-// newEntry builds the Entry of l, named by ref, sharing slot (the click
+// newEntry builds the Entry of l, recorded in rec, sharing slot (the click
 // Slot of the previous Entry of the same uid) when given, else with a new
 // Slot of q.
-func newEntry(l *kurzv1alpha1.Link, ref *objRef, slot *clicks.Slot, q *clicks.Queue) *Entry {
+func newEntry(l *kurzv1alpha1.Link, rec *linkRec, slot *clicks.Slot, q *clicks.Queue) *Entry {
 	if slot == nil {
 		slot = q.NewSlot()
 	}
-	e := &Entry{uid: l.UID, ref: ref, slot: slot, entryRare: noRare}
+	e := &Entry{uid: l.UID, rec: rec, slot: slot, entryRare: noRare}
 	utm := utmPairs(l.Spec.UTM)
 	e.url, e.urlUTM = splitUTM(string(l.Spec.URL), utm)
 	var r entryRare
@@ -80,7 +81,20 @@ func newEntry(l *kurzv1alpha1.Link, ref *objRef, slot *clicks.Slot, q *clicks.Qu
 
 // link is the Link e serves, as its clicks are counted.
 func (e *Entry) link() clicks.Link {
-	return clicks.Link{UID: e.uid, Namespace: e.ref.namespace, Name: e.ref.name}
+	return clicks.Link{UID: e.uid, Namespace: e.rec.namespace, Name: e.rec.name}
+}
+
+// AnalyticsLink names the Link for click analytics and is the URL a
+// visitor with User-Agent ua was sent to, with the link's utm_* parameters
+// and before the visitor's query was merged in. The analytics consumer
+// calls it off the redirect path (capture.Link).
+func (e *Entry) AnalyticsLink(ua []byte) (analytics.LinkRef, string) {
+	ref := analytics.LinkRef{UID: string(e.uid), Namespace: e.rec.namespace, Name: e.rec.name, Domain: e.rec.host, Key: e.rec.key}
+	dest, utm := e.destination(ua)
+	if utm != "" {
+		dest += utm
+	}
+	return ref, dest
 }
 
 // expired reports whether the link has expired at now (unix nanoseconds).

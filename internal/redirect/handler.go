@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/kurz-dev/kurz/internal/analytics/capture"
+	"github.com/kurz-dev/kurz/internal/clientip"
 )
 
 // The redirect listener runs on fasthttp rather than net/http: on the
@@ -23,7 +26,10 @@ var (
 	valNoindex   = []byte("noindex")
 	hdrAllow     = []byte("Allow")
 	hdrUserAgent = []byte("User-Agent")
+	hdrReferer   = []byte("Referer")
 )
+
+const hdrXFF = "X-Forwarded-For"
 
 // handler answers redirect requests from the index.
 type handler struct {
@@ -32,6 +38,11 @@ type handler struct {
 	password *passwords
 	// trustedProxies are the peers whose X-Forwarded-For names the visitor.
 	trustedProxies []netip.Prefix
+	// analytics is click analytics' capture ring, nil when it is off;
+	// countryHeader the trusted header naming the visitor's country (nil:
+	// none).
+	analytics     *capture.Ring
+	countryHeader []byte
 }
 
 // serve is the fasthttp handler.
@@ -121,16 +132,47 @@ func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bo
 		locations.Put(b)
 	}
 	if !head {
-		h.clicked(e, now)
+		h.clicked(ctx, e, now)
 	}
 }
 
 // clicked records a click of e's Link at now: the one place a click is
-// recorded, once per redirect a visitor follows (HEAD counts none). Today
-// that is its count for the Link's status (an atomic add, no allocation);
-// click analytics captures its event here too.
-func (h *handler) clicked(e *Entry, now int64) {
+// recorded, once per redirect a visitor follows (HEAD counts none): its
+// count for the Link's status (an atomic add, no allocation) and, with
+// analytics on, a copy of what analytics needs in a slot of the capture
+// ring (a full ring drops it and counts; nothing waits or allocates).
+func (h *handler) clicked(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
 	e.slot.Click(e.link(), now)
+	if h.analytics != nil {
+		h.capture(ctx, e, now)
+	}
+}
+
+// capture copies the click into the analytics ring: the time, the Entry,
+// the client's address, and the User-Agent, Referer, query and country
+// header truncated to the slot's fixed sizes.
+func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
+	c, r, ok := h.analytics.Reserve()
+	if !ok {
+		return
+	}
+	c.Time = time.Unix(0, now)
+	c.Link = e
+	var xff [][]byte
+	if len(h.trustedProxies) > 0 {
+		xff = ctx.Request.Header.PeekAll(hdrXFF)
+	}
+	c.IP = clientip.Addr(ctx.RemoteIP(), xff, h.trustedProxies)
+	hdr := &ctx.Request.Header
+	c.SetUA(hdr.PeekBytes(hdrUserAgent))
+	c.SetReferer(hdr.PeekBytes(hdrReferer))
+	c.SetQuery(ctx.URI().QueryString())
+	if h.countryHeader != nil {
+		c.SetCountry(hdr.PeekBytes(h.countryHeader))
+	} else {
+		c.SetCountry(nil)
+	}
+	h.analytics.Commit(r)
 }
 
 // locations are the buffers a destination and its utm_* parameters are

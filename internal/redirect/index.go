@@ -161,7 +161,7 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 		key:        l.Spec.Key,
 		generation: l.Generation,
 	}
-	rec.entry = newEntry(l, &rec.objRef, slot, ix.queue)
+	rec.entry = newEntry(l, rec, slot, ix.queue)
 	ix.links[id] = rec
 	keys := ix.linksByHost[rec.host]
 	if keys == nil {

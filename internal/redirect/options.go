@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/analytics/capture"
 	"github.com/kurz-dev/kurz/internal/clientip"
 	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/redirect/clicks"
@@ -47,6 +48,18 @@ type Options struct {
 	MaxConnsPerIP int `flag:"redirect-max-conns-per-ip" usage:"Connections from one peer address; more are answered 429 and closed (0: no limit; behind an ingress the peer is the ingress)."`
 	// Clicks configure the click Writer (the --click-* flags).
 	Clicks clicks.Options
+	// Analytics is click analytics' capture, set by the composition root
+	// (the --analytics flags are package wiring's); zero: off.
+	Analytics AnalyticsCapture
+}
+
+// AnalyticsCapture is what the redirect server needs of click analytics:
+// the ring the handler copies each click into, the consumer that drains it
+// (run as a click consumer), and the trusted country header.
+type AnalyticsCapture struct {
+	Ring          *capture.Ring
+	Consumer      ClickConsumer
+	CountryHeader string
 }
 
 // DefaultOptions returns the production defaults.

@@ -174,7 +174,7 @@ func (p *passwords) matches(e *Entry, pw []byte) bool {
 	if cost > maxBcryptCost {
 		if seen, _ := p.costWarned.ContainsOrAdd(e.uid, struct{}{}); !seen {
 			p.log.Error(nil, "link password hash is too costly to check; every password is refused until it is rehashed",
-				"link", types.NamespacedName{Namespace: e.ref.namespace, Name: e.ref.name}, "cost", cost, "maxCost", maxBcryptCost)
+				"link", types.NamespacedName{Namespace: e.rec.namespace, Name: e.rec.name}, "cost", cost, "maxCost", maxBcryptCost)
 		}
 		return false
 	}

@@ -132,7 +132,7 @@ func TestCostlyHashRefused(t *testing.T) {
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
 
 	entry := func(uid, hash string) *Entry {
-		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, ref: &objRef{namespace: "ns", name: uid}}
+		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, rec: &linkRec{objRef: objRef{namespace: "ns", name: uid}}}
 	}
 	g.Expect(p.matches(entry("ok", cheap), []byte("right horse"))).To(BeTrue())
 	g.Expect(p.matches(entry("ok", cheap), []byte("wrong"))).To(BeFalse())
@@ -164,7 +164,7 @@ func TestPasswordWorkerFails(t *testing.T) {
 	p := newPasswords([]byte("k"), 1)
 	p.bcrypt = bcryptproc.New(1, filepath.Join(t.TempDir(), "no-such-binary"))
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
-	e := &Entry{uid: "u", entryRare: &entryRare{passwordHash: bcryptHash(t, "right horse")}, ref: &objRef{namespace: "ns", name: "l"}}
+	e := &Entry{uid: "u", entryRare: &entryRare{passwordHash: bcryptHash(t, "right horse")}, rec: &linkRec{objRef: objRef{namespace: "ns", name: "l"}}}
 	for range 3 {
 		g.Expect(p.matches(e, []byte("right horse"))).To(BeTrue())
 		g.Expect(p.matches(e, []byte("wrong"))).To(BeFalse())

@@ -72,9 +72,14 @@ func NewServer(o Options, ix *Index, consumers ...ClickConsumer) (*Server, error
 	if err != nil {
 		return nil, err
 	}
-	return &Server{o: o, ix: ix, consumers: consumers, handler: &handler{
+	h := &handler{
 		ix: ix, status: o.Status, password: newPasswords(key, o.PasswordConcurrency), trustedProxies: o.TrustedProxies,
-	}}, nil
+		analytics: o.Analytics.Ring,
+	}
+	if o.Analytics.Ring != nil && o.Analytics.CountryHeader != "" {
+		h.countryHeader = []byte(o.Analytics.CountryHeader)
+	}
+	return &Server{o: o, ix: ix, consumers: consumers, handler: h}, nil
 }
 
 // NeedLeaderElection is false: every replica serves redirects.

@@ -33,7 +33,11 @@ func setup(mgr ctrl.Manager, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := NewServer(o, ix, writer)
+	consumers := []ClickConsumer{writer}
+	if o.Analytics.Consumer != nil {
+		consumers = append(consumers, o.Analytics.Consumer)
+	}
+	srv, err := NewServer(o, ix, consumers...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/clientip"
 	"github.com/kurz-dev/kurz/internal/flagbind"
 )
@@ -49,6 +50,9 @@ type Options struct {
 	QRCacheSize int
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration
+	// Analytics answers the analytics endpoints; nil (analytics off): they
+	// answer 503. Set by the composition root, not a flag.
+	Analytics analytics.Reader
 }
 
 // DefaultOptions returns the production defaults.

@@ -35,6 +35,10 @@ func (s *server) routes() []route {
 		{"PUT /api/v1/links/{id}", "update", "links", s.updateLink, 0},
 		{"DELETE /api/v1/links/{id}", "delete", "links", s.deleteLink, 0},
 		{"PUT /api/v1/links/{id}/qr-code", "get", "links", s.linkQRCode, 0},
+		// Reading analytics needs get on links, for one link or the
+		// workspace's.
+		{"GET /api/v1/links/{id}/analytics", "get", "links", s.linkAnalytics, 0},
+		{"GET /api/v1/analytics", "get", "links", s.workspaceAnalytics, 0},
 		{"GET /api/v1/tags", "list", "links", s.listTags, 0},
 		{"GET /api/v1/domains", "list", "domains", s.listDomains, 0},
 		{"POST /api/v1/domains", "create", "domains", s.createDomain, 0},

@@ -1,0 +1,58 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/kurz-dev/kurz/internal/analytics"
+)
+
+type discardWriter struct{ rows int }
+
+func (d *discardWriter) Write(_ context.Context, b analytics.Batch) error {
+	d.rows += len(b.Events)
+	return nil
+}
+func (d *discardWriter) Close() error { return nil }
+
+// BenchmarkConsumer is the analytics CPU per click off the redirect path
+// without the store: ring, enrichment (cached User-Agent class, visitor
+// hash, referrer host, UTM merge), aggregation and batching, for clicks
+// spread over 10 000 links as hack/bench-redirect.sh sends them.
+// go test -run '^$' -bench Consumer -benchmem ./internal/analytics/capture/
+func BenchmarkConsumer(b *testing.B) {
+	o := DefaultOptions()
+	o.WriterID = "bench"
+	ring := NewRing(o.RingSize)
+	w := &discardWriter{}
+	now := time.Now()
+	c, err := New(o, ring, fixedSalts{[]analytics.DaySalt{{Day: now, Salt: analytics.NewSalt()}}}, w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.store.log = logr.Discard()
+	_ = c.Replay(context.Background())
+	links := make([]*testLink, 10000)
+	for i := range links {
+		links[i] = &testLink{
+			ref:  analytics.LinkRef{UID: fmt.Sprint(i), Namespace: "bench", Name: fmt.Sprint("link-", i), Domain: "bench.kurz.test", Key: fmt.Sprint("k", i)},
+			dest: fmt.Sprintf("https://www.example.com/products/item-%d?ref=short&utm_source=kurz&utm_medium=link&utm_campaign=bench", i),
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		put(ring, links[i%len(links)], now, "192.0.2.1", desktopUA, "https://news.example.com/today", "", "DE")
+		i++
+		if ring.Len() >= ring.Cap() {
+			c.Drain()
+		}
+	}
+	c.Drain()
+	_ = c.Finish(context.Background())
+	b.ReportMetric(float64(w.rows)/float64(b.N), "rows/click")
+}

@@ -1,0 +1,219 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kurz-dev/kurz/internal/analytics"
+)
+
+// Salts gives the consumer the visitor salts of the days it hashes clicks
+// of (today's and tomorrow's, from the shared Secret). Generation changes
+// whenever the salts do, so the consumer rebuilds its hashers only then.
+type Salts interface {
+	Salts() (generation uint64, salts []analytics.DaySalt)
+}
+
+// internMax bounds the interned strings and the destinations' UTM cache:
+// a flood of distinct referrers costs at most this many entries, then the
+// maps start over.
+const internMax = 8192
+
+// Consumer takes the clicks the redirect put in the Ring, enriches them
+// into Events (User-Agent class, visitor hash, referrer host, UTM of the
+// destination after the visitor's query was merged, country) and hands each
+// to its sinks, on one goroutine. It is one of the redirect server's click
+// consumers (Replay, Run, Finish).
+type Consumer struct {
+	ring   *Ring
+	o      Options
+	salts  Salts
+	store  *StoreWriter // nil: no store, only sinks
+	sinks  []analytics.Sink
+	uac    *analytics.UAClassifier
+	ev     analytics.Event
+	strs   map[string]string
+	utm    map[string]analytics.UTM
+	gen    uint64
+	vis    *analytics.Visitors
+	hasVis bool
+	log    logr.Logger
+	done   chan struct{}
+	once   sync.Once
+}
+
+// New returns a consumer of ring's clicks writing to store (nil: none) and
+// handing every event to sinks too.
+func New(o Options, ring *Ring, salts Salts, store analytics.Writer, sinks ...analytics.Sink) (*Consumer, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if ring == nil || salts == nil {
+		return nil, errors.New("analytics capture: a ring and a salt source are required")
+	}
+	RegisterMetrics()
+	c := &Consumer{
+		ring: ring, o: o, salts: salts, uac: analytics.NewUAClassifier(0),
+		strs: map[string]string{}, utm: map[string]analytics.UTM{}, log: ctrl.Log.WithName("analytics"),
+		done: make(chan struct{}),
+	}
+	if store != nil {
+		c.store = NewStoreWriter(store, o, c.log)
+		c.sinks = append(c.sinks, c.store)
+	}
+	c.sinks = append(c.sinks, sinks...)
+	return c, nil
+}
+
+// Replay starts the store writer; analytics has nothing to take back from
+// a previous process (what it did not write is lost, and was counted).
+func (c *Consumer) Replay(ctx context.Context) error {
+	c.log = ctrl.LoggerFrom(ctx).WithName("analytics")
+	if c.store != nil {
+		c.store.log = c.log
+		c.store.Start()
+	}
+	return nil
+}
+
+// Run drains the ring every DrainInterval and flushes the sinks at the end
+// of every FlushInterval (aligned: whole minutes) until ctx is done.
+func (c *Consumer) Run(ctx context.Context) {
+	drain := time.NewTicker(c.o.DrainInterval)
+	defer drain.Stop()
+	flush := time.NewTimer(untilFlush(time.Now(), c.o.FlushInterval))
+	defer flush.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-drain.C:
+			c.Drain()
+		case <-flush.C:
+			c.Drain()
+			c.flush()
+			flush.Reset(untilFlush(time.Now(), c.o.FlushInterval))
+		}
+	}
+}
+
+// untilFlush is the wait for the next flush: just after the end of the
+// current FlushInterval-aligned period (a whole minute by default), so that
+// a minute's identical clicks are summed into one row rather than split
+// over batches: with a 5 s flush, 10 000 links clicked at random cost 0.75
+// rows a click; aligned to the minute, a row per link and minute.
+func untilFlush(now time.Time, every time.Duration) time.Duration {
+	next := now.Truncate(every).Add(every)
+	return next.Sub(now) + flushLag(every)
+}
+
+// flushLag lets clicks of the period's last moment reach the ring first.
+func flushLag(every time.Duration) time.Duration { return min(every/30, 2*time.Second) }
+
+// Finish takes the last clicks (the listener has drained), flushes and
+// writes what is queued within ctx.
+func (c *Consumer) Finish(ctx context.Context) error {
+	defer c.once.Do(func() { close(c.done) })
+	c.Drain()
+	c.flush()
+	if c.store != nil {
+		return c.store.Stop(ctx)
+	}
+	return nil
+}
+
+// Done is closed once Finish returned: the store may be closed.
+func (c *Consumer) Done() <-chan struct{} { return c.done }
+
+// Drain enriches every click in the ring and hands it to the sinks. One
+// goroutine only (Run's, or Finish's after Run returned).
+func (c *Consumer) Drain() {
+	c.refreshSalts()
+	for c.ring.take(c.ring.Cap(), c.enrich) > 0 {
+	}
+}
+
+func (c *Consumer) flush() {
+	for _, s := range c.sinks {
+		if f, ok := s.(analytics.Flusher); ok {
+			f.Flush()
+		}
+	}
+}
+
+func (c *Consumer) refreshSalts() {
+	gen, salts := c.salts.Salts()
+	if c.hasVis && gen == c.gen {
+		return
+	}
+	v, err := analytics.NewVisitors(salts...)
+	if err != nil { // a bad Secret: visitors unknown until it is fixed
+		c.log.Error(err, "analytics: visitor salts unusable, visitors are not counted")
+		v, _ = analytics.NewVisitors()
+	}
+	c.vis, c.gen, c.hasVis = v, gen, true
+}
+
+// bytesString views b as a string for a call that does not keep it.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+func (c *Consumer) enrich(k *Click) {
+	eventsTotal.Inc()
+	ua := k.UA()
+	ref, dest := k.Link.AnalyticsLink(ua)
+	cls := c.uac.ClassifyBytes(ua)
+	e := &c.ev
+	*e = analytics.Event{
+		Time: k.Time.UTC(), Link: ref, Clicks: 1,
+		Device: cls.Device, OS: cls.OS, Browser: cls.Browser,
+	}
+	if k.IP.IsValid() {
+		e.Visitor = c.vis.Hash(k.Time, k.IP, ua)
+	}
+	e.Referrer = c.intern(analytics.ReferrerHost(bytesString(k.Referer())))
+	utm := analytics.MergeUTM(bytesString(k.Query()), c.destUTM(dest))
+	e.UTMSource, e.UTMMedium, e.UTMCampaign = c.intern(utm.Source), c.intern(utm.Medium), c.intern(utm.Campaign)
+	if k.Country != [2]byte{} {
+		e.Country = c.intern(analytics.NormalizeCountry(bytesString(k.Country[:])))
+	}
+	for _, s := range c.sinks {
+		s.Clicked(e)
+	}
+}
+
+// intern returns a copy of s that outlives the slot it may alias, shared by
+// every event with the same value.
+func (c *Consumer) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := c.strs[s]; ok {
+		return v
+	}
+	if len(c.strs) >= internMax {
+		clear(c.strs)
+	}
+	v := string([]byte(s)) // a copy: s may alias the ring's slot
+	c.strs[v] = v
+	return v
+}
+
+// destUTM is the utm values of a destination URL (the link's, shared by
+// its clicks), cached.
+func (c *Consumer) destUTM(dest string) analytics.UTM {
+	if u, ok := c.utm[dest]; ok {
+		return u
+	}
+	if len(c.utm) >= internMax {
+		clear(c.utm)
+	}
+	u := analytics.UTMOfURL(dest)
+	c.utm[dest] = u
+	return u
+}

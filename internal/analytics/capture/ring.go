@@ -1,0 +1,162 @@
+package capture
+
+import (
+	"net/netip"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/kurz-dev/kurz/internal/analytics"
+)
+
+// Truncation of a click's strings in its slot, in bytes. A browser's
+// User-Agent is 100-200 bytes (a visitor hash covers the truncated one, the
+// same for every click of the client); a Referer's host comes before its
+// path; the visitor's utm_* pairs come with the query's first bytes.
+const (
+	MaxUA      = 256
+	MaxReferer = 256 + 8 // scheme and the longest DNS name
+	MaxQuery   = 512
+)
+
+// Link is what a click slot names the clicked link by: the redirect's
+// Entry (a pointer, so storing it allocates nothing). The consumer asks it,
+// off the redirect path, for the link's identity and the URL the visitor
+// with User-Agent ua was sent to before the visitor's query was merged in
+// (with the link's utm_* parameters).
+type Link interface {
+	AnalyticsLink(ua []byte) (ref analytics.LinkRef, dest string)
+}
+
+// Click is one slot of the Ring: what the redirect copies of a click, fixed
+// size, so that filling it allocates nothing.
+type Click struct {
+	Time time.Time
+	Link Link
+	// IP is the client's address (hashed, never stored).
+	IP      netip.Addr
+	Country [2]byte
+	uaLen   uint16
+	refLen  uint16
+	qLen    uint16
+	ua      [MaxUA]byte
+	referer [MaxReferer]byte
+	query   [MaxQuery]byte
+}
+
+// SetUA copies ua, truncated to MaxUA bytes.
+func (c *Click) SetUA(ua []byte) { c.uaLen = uint16(copy(c.ua[:], ua)) }
+
+// SetReferer copies the Referer header, truncated to MaxReferer bytes.
+func (c *Click) SetReferer(r []byte) { c.refLen = uint16(copy(c.referer[:], r)) }
+
+// SetQuery copies the visitor's query string, truncated to MaxQuery bytes.
+func (c *Click) SetQuery(q []byte) { c.qLen = uint16(copy(c.query[:], q)) }
+
+// SetCountry copies a two-byte country header value; any other length is
+// unknown.
+func (c *Click) SetCountry(v []byte) {
+	if len(v) == 2 {
+		c.Country = [2]byte{v[0], v[1]}
+	} else {
+		c.Country = [2]byte{}
+	}
+}
+
+// UA, Referer and Query are the copied values; they alias the slot.
+func (c *Click) UA() []byte      { return c.ua[:c.uaLen] }
+func (c *Click) Referer() []byte { return c.referer[:c.refLen] }
+func (c *Click) Query() []byte   { return c.query[:c.qLen] }
+
+type ringSlot struct {
+	seq atomic.Uint64
+	Click
+}
+
+// Ring is a bounded multi-producer, single-consumer queue of Click slots
+// (Vyukov's bounded queue): redirect goroutines Reserve a slot, fill it and
+// Commit it, the consumer goroutine takes them in order. A full ring drops
+// the click and counts it; nothing waits and nothing allocates.
+type Ring struct {
+	mask  uint64
+	slots []ringSlot
+	head  atomic.Uint64 // next position to reserve
+	tail  uint64        // next position to take (consumer only)
+	// dropped counts clicks a full ring refused.
+	dropped atomic.Uint64
+}
+
+// SlotBytes is the size of one slot, for memory bounds.
+const SlotBytes = int(unsafe.Sizeof(ringSlot{}))
+
+// NewRing returns a ring of size slots rounded up to a power of two.
+func NewRing(size int) *Ring {
+	n := 1
+	for n < size {
+		n <<= 1
+	}
+	r := &Ring{mask: uint64(n - 1), slots: make([]ringSlot, n)}
+	for i := range r.slots {
+		r.slots[i].seq.Store(uint64(i))
+	}
+	return r
+}
+
+// Cap is the number of slots.
+func (r *Ring) Cap() int { return len(r.slots) }
+
+// Len is the number of clicks reserved and not taken yet.
+func (r *Ring) Len() int { return int(r.head.Load() - r.tail) }
+
+// Dropped is the number of clicks a full ring refused.
+func (r *Ring) Dropped() uint64 { return r.dropped.Load() }
+
+// Reservation is a reserved slot, to fill and Commit.
+type Reservation struct {
+	s   *ringSlot
+	pos uint64
+}
+
+// Reserve returns a slot to fill, or false when the ring is full (the click
+// is dropped and counted).
+func (r *Ring) Reserve() (*Click, Reservation, bool) {
+	pos := r.head.Load()
+	for {
+		s := &r.slots[pos&r.mask]
+		seq := s.seq.Load()
+		switch d := int64(seq - pos); {
+		case d == 0:
+			if r.head.CompareAndSwap(pos, pos+1) {
+				return &s.Click, Reservation{s, pos}, true
+			}
+			pos = r.head.Load()
+		case d < 0: // the consumer has not taken this slot's last click
+			r.dropped.Add(1)
+			ringFull.Inc()
+			return nil, Reservation{}, false
+		default: // another producer took pos
+			pos = r.head.Load()
+		}
+	}
+}
+
+// Commit hands a filled slot to the consumer.
+func (r *Ring) Commit(v Reservation) { v.s.seq.Store(v.pos + 1) }
+
+// take calls f with each committed click in order, at most max, and
+// returns how many it took. One goroutine only. The slot is reused once f
+// returns: f copies what it keeps.
+func (r *Ring) take(max int, f func(*Click)) int {
+	n := 0
+	for ; n < max; n++ {
+		s := &r.slots[r.tail&r.mask]
+		if s.seq.Load() != r.tail+1 {
+			break
+		}
+		f(&s.Click)
+		s.Link = nil // the Entry may be collected once replaced
+		s.seq.Store(r.tail + r.mask + 1)
+		r.tail++
+	}
+	return n
+}

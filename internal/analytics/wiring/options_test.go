@@ -1,0 +1,71 @@
+package wiring
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/optionstest"
+)
+
+func enabled() Options {
+	o := DefaultOptions()
+	o.Enabled, o.Store = true, "/tmp/analytics.db"
+	return o
+}
+
+func TestOptionsValidate(t *testing.T) {
+	optionstest.Validate(t, DefaultOptions, []optionstest.Case[Options]{
+		{Name: "off checks nothing", Edit: func(o *Options) { o.CountryHeader = "bad header" }, Error: ""},
+		{Name: "on without a store", Edit: func(o *Options) { o.Enabled = true }, Error: "--analytics-store"},
+		{Name: "postgres is part two", Edit: func(o *Options) { *o = enabled(); o.Store = "postgres://db/kurz" }, Error: "--analytics-store"},
+		{Name: "a directory", Edit: func(o *Options) { *o = enabled(); o.Store = t.TempDir() }, Error: "--analytics-store"},
+		{Name: "bad country header", Edit: func(o *Options) { *o = enabled(); o.CountryHeader = "CF IPCountry" }, Error: "--analytics-country-header"},
+		{Name: "short retention", Edit: func(o *Options) { *o = enabled(); o.SQLite.Retention = time.Hour }, Error: "--analytics-retention"},
+		{Name: "valid", Edit: func(o *Options) { *o = enabled(); o.CountryHeader = "CF-IPCountry" }, Error: ""},
+	})
+}
+
+// Every bad option is reported, not only the first.
+func TestOptionsValidateJoins(t *testing.T) {
+	g := NewWithT(t)
+	o := enabled()
+	o.CountryHeader, o.SQLite.Retention = "a b", time.Hour
+	err := o.Validate()
+	for _, flag := range []string{"--analytics-country-header", "--analytics-retention"} {
+		g.Expect(err).To(MatchError(ContainSubstring(flag)))
+	}
+	optionstest.ExpectEachOnce(g, err)
+}
+
+// A store given alone turns analytics on; --analytics=false still wins;
+// kurz dev's default is on, in its data dir, unless flags say otherwise.
+func TestEnabledDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		dev  bool
+		on   bool
+	}{
+		{"manager: off", nil, false, false},
+		{"manager: a store turns it on", []string{"--analytics-store=/x.db"}, false, true},
+		{"manager: false wins over a store", []string{"--analytics-store=/x.db", "--analytics=false"}, false, false},
+		{"dev: on", nil, true, true},
+		{"dev: off", []string{"--analytics=false"}, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			o := DefaultOptions()
+			g.Expect(optionstest.Parse(&o, tt.args...)).To(Succeed())
+			if tt.dev {
+				o.SetDefaultEnabled("/data/analytics.db")
+			}
+			o.Complete()
+			g.Expect(o.Enabled).To(Equal(tt.on))
+			if tt.dev && tt.on {
+				g.Expect(o.Store).To(Equal("/data/analytics.db"))
+			}
+		})
+	}
+}

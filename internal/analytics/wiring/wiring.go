@@ -1,0 +1,204 @@
+// Package wiring puts click analytics together for one process: it opens
+// the store, runs the visitor salt keeper, the capture ring and its
+// consumer (handed to the redirect server as a click consumer), the
+// store's maintenance (rollups, retention, deleted links), and forgets the
+// analytics of deleted Links. The API server reads through the same
+// store.
+package wiring
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/capture"
+	"github.com/kurz-dev/kurz/internal/analytics/salt"
+	"github.com/kurz-dev/kurz/internal/analytics/sqlite"
+)
+
+// Analytics is what the roles of a process share.
+type Analytics struct {
+	// Store is read by the API server and written by Consumer.
+	Store analytics.Store
+	// Ring and Consumer are the capture (nil without the redirect role).
+	Ring     *capture.Ring
+	Consumer *capture.Consumer
+	// CountryHeader is --analytics-country-header.
+	CountryHeader string
+	// Salts is the visitor salt keeper (nil without the redirect role).
+	Salts *salt.Keeper
+}
+
+// maintainEvery is how often the store computes rollups, applies
+// retention and removes the analytics of Links deleted longer than the
+// grace ago.
+const maintainEvery = time.Hour
+
+// forgetEvery is how often deleted Links are marked in the store.
+const forgetEvery = 10 * time.Second
+
+// Setup opens the store and adds analytics' runnables to mgr; nil when
+// analytics is off. With redirect, clicks are captured; sinks get every
+// enriched click besides the store (webhooks).
+func Setup(ctx context.Context, mgr ctrl.Manager, o Options, redirect bool, sinks ...analytics.Sink) (*Analytics, error) {
+	o.Complete()
+	if !o.Enabled {
+		return nil, nil
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	so := o.SQLite
+	so.Path = o.Store
+	store, err := sqlite.Open(ctx, so)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: %w", err)
+	}
+	a := &Analytics{Store: store, CountryHeader: o.CountryHeader}
+	k := &keeper{store: store}
+	if redirect {
+		ns := o.SaltNamespace
+		if ns == "" {
+			if ns, err = podNamespace(); err != nil {
+				_ = store.Close()
+				return nil, err
+			}
+		}
+		a.Salts = salt.NewKeeper(mgr.GetAPIReader(), mgr.GetClient(), ns)
+		co := o.Capture
+		co.WriterID = writerID()
+		a.Ring = capture.NewRing(co.RingSize)
+		if a.Consumer, err = capture.New(co, a.Ring, a.Salts, store, sinks...); err != nil {
+			_ = store.Close()
+			return nil, err
+		}
+		k.consumer = a.Consumer
+		if err := mgr.Add(a.Salts); err != nil {
+			return nil, err
+		}
+	}
+	links, err := mgr.GetCache().GetInformer(ctx, &kurzv1alpha1.Link{})
+	if err != nil {
+		return nil, fmt.Errorf("analytics: Link informer: %w", err)
+	}
+	if _, err := links.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: k.deleted}); err != nil {
+		return nil, fmt.Errorf("analytics: Link informer: %w", err)
+	}
+	return a, mgr.Add(k)
+}
+
+// keeper is the store's upkeep on every process that has it: deleted
+// Links are forgotten (marked; their rows go after --analytics-delete-grace),
+// Maintain runs hourly, and the store is closed once the capture's last
+// batch is written.
+type keeper struct {
+	store    analytics.Store
+	consumer *capture.Consumer
+
+	mu   sync.Mutex
+	gone []string
+}
+
+func (k *keeper) NeedLeaderElection() bool { return false }
+
+// deleted records a Link's deletion (a namespace's deletion deletes its
+// Links one by one).
+func (k *keeper) deletedUID(uid string) {
+	k.mu.Lock()
+	k.gone = append(k.gone, uid)
+	k.mu.Unlock()
+}
+
+func (k *keeper) deleted(obj any) {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	if l, ok := obj.(*kurzv1alpha1.Link); ok {
+		k.deletedUID(string(l.UID))
+	}
+}
+
+func (k *keeper) forget(ctx context.Context) error {
+	k.mu.Lock()
+	uids := k.gone
+	k.gone = nil
+	k.mu.Unlock()
+	if len(uids) == 0 {
+		return nil
+	}
+	if err := k.store.Forget(ctx, time.Now(), uids...); err != nil {
+		k.mu.Lock()
+		k.gone = append(k.gone, uids...) // again next time
+		k.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+func (k *keeper) Start(ctx context.Context) error {
+	log := ctrl.LoggerFrom(ctx).WithName("analytics")
+	forget := time.NewTicker(forgetEvery)
+	defer forget.Stop()
+	maintain := time.NewTimer(time.Minute) // not in the start's rush
+	defer maintain.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if k.consumer != nil {
+				// The redirect server finishes the consumer (the last
+				// batch) after it drained; close after that.
+				select {
+				case <-k.consumer.Done():
+				case <-time.After(time.Minute):
+				}
+			}
+			_ = k.forget(context.Background())
+			return k.store.Close()
+		case <-forget.C:
+			if err := k.forget(ctx); err != nil {
+				log.Error(err, "analytics: deleted links not marked yet")
+			}
+		case <-maintain.C:
+			start := time.Now()
+			if err := k.store.Maintain(ctx, start); err != nil {
+				log.Error(err, "analytics maintenance failed")
+			} else {
+				log.V(1).Info("analytics maintained", "took", time.Since(start).String())
+			}
+			maintain.Reset(maintainEvery)
+		}
+	}
+}
+
+// writerID names this process's batches: the pod and a random suffix.
+func writerID() string {
+	name := os.Getenv("POD_NAME")
+	if name == "" {
+		name, _ = os.Hostname()
+	}
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return name + "-" + hex.EncodeToString(b)
+}
+
+// podNamespace is the namespace kurz runs in.
+func podNamespace() (string, error) {
+	b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	if err != nil {
+		return "", fmt.Errorf("analytics: give --analytics-salt-namespace outside a cluster: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}

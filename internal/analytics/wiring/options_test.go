@@ -19,7 +19,10 @@ func TestOptionsValidate(t *testing.T) {
 	optionstest.Validate(t, DefaultOptions, []optionstest.Case[Options]{
 		{Name: "off checks nothing", Edit: func(o *Options) { o.CountryHeader = "bad header" }, Error: ""},
 		{Name: "on without a store", Edit: func(o *Options) { o.Enabled = true }, Error: "--analytics-store"},
-		{Name: "postgres is part two", Edit: func(o *Options) { *o = enabled(); o.Store = "postgres://db/kurz" }, Error: "--analytics-store"},
+		{Name: "postgres", Edit: func(o *Options) { *o = enabled(); o.Store = "postgres://kurz:pw@db/kurz" }, Error: ""},
+		{Name: "postgresql", Edit: func(o *Options) { *o = enabled(); o.Store = "postgresql://db/kurz?sslmode=require" }, Error: ""},
+		{Name: "postgres short retention", Edit: func(o *Options) { *o = enabled(); o.Store = "postgres://db/kurz"; o.SQLite.Retention = time.Hour }, Error: "--analytics-retention"},
+		{Name: "another scheme", Edit: func(o *Options) { *o = enabled(); o.Store = "mysql://u:pw@db/kurz" }, Error: "--analytics-store"},
 		{Name: "a directory", Edit: func(o *Options) { *o = enabled(); o.Store = t.TempDir() }, Error: "--analytics-store"},
 		{Name: "bad country header", Edit: func(o *Options) { *o = enabled(); o.CountryHeader = "CF IPCountry" }, Error: "--analytics-country-header"},
 		{Name: "short retention", Edit: func(o *Options) { *o = enabled(); o.SQLite.Retention = time.Hour }, Error: "--analytics-retention"},
@@ -37,6 +40,36 @@ func TestOptionsValidateJoins(t *testing.T) {
 		g.Expect(err).To(MatchError(ContainSubstring(flag)))
 	}
 	optionstest.ExpectEachOnce(g, err)
+}
+
+// A store URL's password is in no validation message.
+func TestOptionsValidateHidesPassword(t *testing.T) {
+	g := NewWithT(t)
+	for _, store := range []string{"postgres://kurz:s3cret-pw@db/kurz", "mysql://kurz:s3cret-pw@db/kurz"} {
+		o := enabled()
+		o.Store, o.SQLite.Retention = store, time.Hour
+		err := o.Validate()
+		g.Expect(err).To(HaveOccurred())
+		g.Expect(err.Error()).NotTo(ContainSubstring("s3cret-pw"))
+		g.Expect(o.storeName()).NotTo(ContainSubstring("s3cret-pw"))
+	}
+}
+
+// The store comes from KURZ_ANALYTICS_STORE when the flag is not given
+// (the chart's Secret), and turns analytics on; the flag wins.
+func TestStoreFromEnv(t *testing.T) {
+	g := NewWithT(t)
+	t.Setenv(StoreEnv, "postgres://kurz:pw@db/kurz")
+	o := DefaultOptions()
+	g.Expect(optionstest.Parse(&o)).To(Succeed())
+	o.Complete()
+	g.Expect(o.Enabled).To(BeTrue())
+	g.Expect(o.Store).To(Equal("postgres://kurz:pw@db/kurz"))
+
+	o = DefaultOptions()
+	g.Expect(optionstest.Parse(&o, "--analytics-store=/x.db")).To(Succeed())
+	o.Complete()
+	g.Expect(o.Store).To(Equal("/x.db"))
 }
 
 // A store given alone turns analytics on; --analytics=false still wins;

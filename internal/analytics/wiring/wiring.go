@@ -22,6 +22,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/analytics/capture"
+	"github.com/kurz-dev/kurz/internal/analytics/postgres"
 	"github.com/kurz-dev/kurz/internal/analytics/salt"
 	"github.com/kurz-dev/kurz/internal/analytics/sqlite"
 )
@@ -58,12 +59,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options, redirect bool, sink
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	so := o.SQLite
-	so.Path = o.Store
-	store, err := sqlite.Open(ctx, so)
+	store, err := openStore(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("analytics: %w", err)
 	}
+	ctrl.LoggerFrom(ctx).WithName("analytics").Info("analytics store opened", "store", o.storeName())
 	a := &Analytics{Store: store, CountryHeader: o.CountryHeader}
 	k := &keeper{store: store}
 	if redirect {
@@ -95,6 +95,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options, redirect bool, sink
 		return nil, fmt.Errorf("analytics: Link informer: %w", err)
 	}
 	return a, mgr.Add(k)
+}
+
+// openStore opens the PostgreSQL store for a postgres:// URL, else the
+// SQLite file. Its errors never hold the URL's password.
+func openStore(ctx context.Context, o Options) (analytics.Store, error) {
+	if postgres.IsURL(o.Store) {
+		return postgres.Open(ctx, o.postgresOptions())
+	}
+	so := o.SQLite
+	so.Path = o.Store
+	return sqlite.Open(ctx, so)
 }
 
 // keeper is the store's upkeep on every process that has it: deleted

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/kurz-dev/kurz/internal/analytics/capture"
+	"github.com/kurz-dev/kurz/internal/analytics/geoip"
+	"github.com/kurz-dev/kurz/internal/analytics/otlp"
 	"github.com/kurz-dev/kurz/internal/analytics/postgres"
 	"github.com/kurz-dev/kurz/internal/analytics/sqlite"
 	"github.com/kurz-dev/kurz/internal/flagbind"
@@ -30,6 +32,11 @@ type Options struct {
 	SaltNamespace string `flag:"analytics-salt-namespace" usage:"Namespace of the Secret kurz-analytics-salt holding the daily visitor salts (default: the pod's namespace)."`
 	// SQLite are the store's retention flags; its Path is Store.
 	SQLite sqlite.Options
+	// OTLP is the export of the aggregated batches (--analytics-otlp-*),
+	// alongside or instead of a store.
+	OTLP otlp.Options
+	// GeoIP is the country lookup from a .mmdb file (--geoip-*).
+	GeoIP geoip.Options
 	// Capture sizes the ring and the writer (not flags).
 	Capture capture.Options
 }
@@ -37,7 +44,7 @@ type Options struct {
 // DefaultOptions are `kurz manager`'s: analytics off unless a store is
 // given.
 func DefaultOptions() Options {
-	return Options{SQLite: sqlite.DefaultOptions(), Capture: capture.DefaultOptions()}
+	return Options{SQLite: sqlite.DefaultOptions(), Capture: capture.DefaultOptions(), OTLP: otlp.DefaultOptions(), GeoIP: geoip.DefaultOptions()}
 }
 
 // BindFlags registers --analytics and the --analytics-* flags.
@@ -45,6 +52,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.Var(toggle{o}, "analytics", "Capture click analytics (device, browser, OS, referrer, country, UTM, daily visitors) into --analytics-store (default: on in kurz dev, in its data dir; for kurz manager on when --analytics-store is given).")
 	flagbind.Fields(fs, o)
 	o.SQLite.BindFlags(fs)
+	o.OTLP.BindFlags(fs)
+	o.GeoIP.BindFlags(fs)
 }
 
 // toggle is --analytics: a bool that remembers it was given, so that a
@@ -75,13 +84,13 @@ func (toggle) IsBoolFlag() bool { return true }
 const StoreEnv = "KURZ_ANALYTICS_STORE"
 
 // Complete derives what follows from the flags given: the store comes from
-// StoreEnv when --analytics-store was not given, and a store turns
-// analytics on unless --analytics=false was given.
+// StoreEnv when --analytics-store was not given, and a store or an OTLP
+// endpoint turns analytics on unless --analytics=false was given.
 func (o *Options) Complete() {
 	if o.Store == "" {
 		o.Store = os.Getenv(StoreEnv)
 	}
-	if o.Store != "" && !o.enabledSet {
+	if (o.Store != "" || o.OTLP.Endpoint != "") && !o.enabledSet {
 		o.Enabled = true
 	}
 	o.SQLite.Path = o.Store
@@ -106,8 +115,10 @@ func (o Options) Validate() error {
 	}
 	var errs []error
 	switch {
+	case o.Store == "" && o.OTLP.Endpoint != "":
+		// Export only: nothing to store, the analytics API answers 503.
 	case o.Store == "":
-		errs = append(errs, errors.New("--analytics needs --analytics-store (a SQLite file path or a postgres:// URL) or "+StoreEnv))
+		errs = append(errs, errors.New("--analytics needs --analytics-store (a SQLite file path or a postgres:// URL; or "+StoreEnv+") or --analytics-otlp-endpoint"))
 	case postgres.IsURL(o.Store):
 		errs = append(errs, o.postgresOptions().Validate())
 	case strings.Contains(o.Store, "://"):
@@ -121,6 +132,21 @@ func (o Options) Validate() error {
 		so := o.SQLite
 		so.Path = o.Store
 		errs = append(errs, so.Validate())
+	}
+	if o.OTLP.Endpoint != "" {
+		oo := o.OTLP
+		if err := oo.HeadersFromEnv(); err != nil {
+			errs = append(errs, err)
+		}
+		errs = append(errs, oo.Validate())
+	}
+	if o.GeoIP.Database != "" {
+		errs = append(errs, o.GeoIP.Validate())
+		if fi, err := os.Stat(o.GeoIP.Database); err != nil {
+			errs = append(errs, fmt.Errorf("--geoip-database: %w", err))
+		} else if fi.IsDir() {
+			errs = append(errs, fmt.Errorf("--geoip-database %q is a directory, not a .mmdb file", o.GeoIP.Database))
+		}
 	}
 	if h := o.CountryHeader; h != "" && !validHeaderName(h) {
 		errs = append(errs, fmt.Errorf("--analytics-country-header %q is not an HTTP header name", h))

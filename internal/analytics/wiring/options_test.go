@@ -27,6 +27,12 @@ func TestOptionsValidate(t *testing.T) {
 		{Name: "bad country header", Edit: func(o *Options) { *o = enabled(); o.CountryHeader = "CF IPCountry" }, Error: "--analytics-country-header"},
 		{Name: "short retention", Edit: func(o *Options) { *o = enabled(); o.SQLite.Retention = time.Hour }, Error: "--analytics-retention"},
 		{Name: "valid", Edit: func(o *Options) { *o = enabled(); o.CountryHeader = "CF-IPCountry" }, Error: ""},
+		{Name: "otlp alone", Edit: func(o *Options) { o.Enabled, o.OTLP.Endpoint = true, "http://collector:4318" }, Error: ""},
+		{Name: "otlp not http", Edit: func(o *Options) { *o = enabled(); o.OTLP.Endpoint = "grpc://collector:4317" }, Error: "--analytics-otlp-endpoint"},
+		{Name: "otlp timeout", Edit: func(o *Options) { *o = enabled(); o.OTLP.Endpoint = "http://c:4318"; o.OTLP.Timeout = 0 }, Error: "--analytics-otlp-timeout"},
+		{Name: "geoip missing", Edit: func(o *Options) { *o = enabled(); o.GeoIP.Database = "/nonexistent/x.mmdb" }, Error: "--geoip-database"},
+		{Name: "geoip a directory", Edit: func(o *Options) { *o = enabled(); o.GeoIP.Database = t.TempDir() }, Error: "--geoip-database"},
+		{Name: "geoip reload", Edit: func(o *Options) { *o = enabled(); o.GeoIP.Database = "/nonexistent/x.mmdb"; o.GeoIP.ReloadInterval = time.Millisecond }, Error: "--geoip-reload-interval"},
 	})
 }
 
@@ -35,8 +41,9 @@ func TestOptionsValidateJoins(t *testing.T) {
 	g := NewWithT(t)
 	o := enabled()
 	o.CountryHeader, o.SQLite.Retention = "a b", time.Hour
+	o.OTLP.Endpoint, o.GeoIP.Database = "ftp://c", "/nonexistent/x.mmdb"
 	err := o.Validate()
-	for _, flag := range []string{"--analytics-country-header", "--analytics-retention"} {
+	for _, flag := range []string{"--analytics-country-header", "--analytics-retention", "--analytics-otlp-endpoint", "--geoip-database"} {
 		g.Expect(err).To(MatchError(ContainSubstring(flag)))
 	}
 	optionstest.ExpectEachOnce(g, err)
@@ -84,6 +91,7 @@ func TestEnabledDefaults(t *testing.T) {
 		{"manager: off", nil, false, false},
 		{"manager: a store turns it on", []string{"--analytics-store=/x.db"}, false, true},
 		{"manager: false wins over a store", []string{"--analytics-store=/x.db", "--analytics=false"}, false, false},
+		{"manager: an OTLP endpoint turns it on", []string{"--analytics-otlp-endpoint=http://c:4318"}, false, true},
 		{"dev: on", nil, true, true},
 		{"dev: off", []string{"--analytics=false"}, true, false},
 	} {

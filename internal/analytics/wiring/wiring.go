@@ -110,6 +110,25 @@ func setupCapture(mgr ctrl.Manager, o Options, a *Analytics, k *keeper, sinks []
 			return err
 		}
 	}
+	a.Salts = salt.NewKeeper(mgr.GetAPIReader(), mgr.GetClient(), ns)
+	a.Ring = capture.NewRing(o.Capture.RingSize)
+	c, geo, err := newConsumer(o, a.Ring, a.Salts, k, sinks)
+	if err != nil {
+		return err
+	}
+	a.Consumer, k.consumer = c, c
+	if geo != nil {
+		if err := mgr.Add(&geoReloader{db: geo, every: o.GeoIP.ReloadInterval}); err != nil {
+			return err
+		}
+	}
+	return mgr.Add(a.Salts)
+}
+
+// newConsumer is the capture's consumer of ring: aggregated batches to
+// the store (k.store) and the OTLP export (k.export is set to close it),
+// countries looked up in the GeoIP file (returned, for its reloads).
+func newConsumer(o Options, ring *capture.Ring, salts capture.Salts, k *keeper, sinks []analytics.Sink) (*capture.Consumer, *geoip.DB, error) {
 	co := o.Capture
 	co.WriterID = writerID()
 	var outs []capture.Output
@@ -119,11 +138,11 @@ func setupCapture(mgr ctrl.Manager, o Options, a *Analytics, k *keeper, sinks []
 	if o.OTLP.Endpoint != "" {
 		oo := o.OTLP
 		if err := oo.HeadersFromEnv(); err != nil {
-			return err
+			return nil, nil, err
 		}
 		x, err := otlp.New(oo)
 		if err != nil {
-			return fmt.Errorf("analytics: %w", err)
+			return nil, nil, fmt.Errorf("analytics: %w", err)
 		}
 		k.export = x
 		// One try: a collector cannot tell a batch it got twice; the
@@ -135,23 +154,17 @@ func setupCapture(mgr ctrl.Manager, o Options, a *Analytics, k *keeper, sinks []
 	if o.GeoIP.Database != "" {
 		var err error
 		if geo, err = geoip.Open(o.GeoIP.Database); err != nil {
-			return fmt.Errorf("analytics: %w", err)
+			return nil, nil, fmt.Errorf("analytics: %w", err)
 		}
 	}
-	a.Salts = salt.NewKeeper(mgr.GetAPIReader(), mgr.GetClient(), ns)
-	a.Ring = capture.NewRing(co.RingSize)
-	var err error
-	if a.Consumer, err = capture.NewWithOutputs(co, a.Ring, a.Salts, outs, sinks...); err != nil {
-		return err
+	c, err := capture.NewWithOutputs(co, ring, salts, outs, sinks...)
+	if err != nil {
+		return nil, nil, err
 	}
-	k.consumer = a.Consumer
 	if geo != nil {
-		a.Consumer.SetGeoIP(geo)
-		if err := mgr.Add(&geoReloader{db: geo, every: o.GeoIP.ReloadInterval}); err != nil {
-			return err
-		}
+		c.SetGeoIP(geo)
 	}
-	return mgr.Add(a.Salts)
+	return c, geo, nil
 }
 
 // geoReloader reloads the GeoIP file when it changes, on every replica.

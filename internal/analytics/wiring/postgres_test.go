@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -52,4 +53,57 @@ func TestTwoWritersOneReaderAddUp(t *testing.T) {
 	got, err := clicksByLink(context.Background(), reader.k.store, "team")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal(map[string]int64{"uid-a": perWriter, "uid-b": perWriter}), "2 writers x %d clicks, half on each link", perWriter)
+}
+
+// The PostgreSQL server stops mid-run and comes back: every click still
+// goes into the ring at once (the redirect never waits), the batches the
+// store could not take are dropped and counted, and analytics resume: the
+// clicks stored and the clicks dropped add up to every click.
+func TestPostgresRestartedMidRun(t *testing.T) {
+	g := NewWithT(t)
+	srv := testenv.NewPostgres(t)
+	url := srv.CreateDatabase(t)
+	o := testOptions(url)
+	o.Capture.WriteAttempts = 1
+	o.Capture.WriteTimeout = 2 * time.Second
+	s := newStack(t, o)
+	s.run(t)
+	reader := newStack(t, testOptions(url))
+	link := &testLink{analytics.LinkRef{UID: "uid-r", Namespace: "ops", Name: "r", Domain: "go.example", Key: "r"}}
+	ctx := context.Background()
+	dropped := func() float64 { return metricSum(g, "kurz_analytics_dropped_clicks_total", nil) }
+	dropped0 := dropped()
+	stored := func() int64 {
+		got, err := clicksByLink(ctx, reader.k.store, "ops")
+		if err != nil {
+			return -1 // the reader's connections are reopened after the restart
+		}
+		return got["uid-r"]
+	}
+	sent := 0
+	send := func(n int) {
+		for range n {
+			g.Expect(s.click(link, "192.0.2.9", "", "")).To(BeTrue(), "the ring is never full: the consumer does not wait for the store")
+			sent++
+		}
+	}
+
+	send(50)
+	g.Eventually(stored).WithTimeout(10 * time.Second).Should(Equal(int64(50)))
+
+	g.Expect(srv.Stop()).To(Succeed())
+	// Clicks keep coming while the database is down, batch after batch.
+	g.Eventually(func() float64 {
+		send(10)
+		return dropped() - dropped0
+	}).WithTimeout(30*time.Second).WithPolling(50*time.Millisecond).Should(BeNumerically(">", 0), "batches the store could not take are counted")
+
+	g.Expect(srv.Start()).To(Succeed())
+	send(50)
+	// Batches queued before the restart may still be written after it:
+	// stored + dropped is exact once the queue is empty.
+	g.Eventually(func() float64 {
+		return float64(stored()) + dropped() - dropped0
+	}).WithTimeout(30 * time.Second).Should(Equal(float64(sent)))
+	g.Expect(stored()).To(BeNumerically(">=", 100), "the clicks before the stop and after the restart are stored")
 }

@@ -32,7 +32,11 @@ func TestOptionsValidate(t *testing.T) {
 		{Name: "otlp timeout", Edit: func(o *Options) { *o = enabled(); o.OTLP.Endpoint = "http://c:4318"; o.OTLP.Timeout = 0 }, Error: "--analytics-otlp-timeout"},
 		{Name: "geoip missing", Edit: func(o *Options) { *o = enabled(); o.GeoIP.Database = "/nonexistent/x.mmdb" }, Error: "--geoip-database"},
 		{Name: "geoip a directory", Edit: func(o *Options) { *o = enabled(); o.GeoIP.Database = t.TempDir() }, Error: "--geoip-database"},
-		{Name: "geoip reload", Edit: func(o *Options) { *o = enabled(); o.GeoIP.Database = "/nonexistent/x.mmdb"; o.GeoIP.ReloadInterval = time.Millisecond }, Error: "--geoip-reload-interval"},
+		{Name: "geoip reload", Edit: func(o *Options) {
+			*o = enabled()
+			o.GeoIP.Database = "/nonexistent/x.mmdb"
+			o.GeoIP.ReloadInterval = time.Millisecond
+		}, Error: "--geoip-reload-interval"},
 	})
 }
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 

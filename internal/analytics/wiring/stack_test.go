@@ -12,6 +12,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/analytics/capture"
+	"github.com/kurz-dev/kurz/internal/analytics/geoip"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
@@ -42,6 +43,7 @@ type stack struct {
 	k    *keeper
 	ring *capture.Ring
 	c    *capture.Consumer
+	geo  *geoip.DB // --geoip-database, for the test to reload
 }
 
 // testOptions are analytics on with store (may be ""), flushing often.
@@ -67,10 +69,10 @@ func newStack(t *testing.T, o Options, sinks ...analytics.Sink) *stack {
 	}
 	t.Cleanup(func() { _ = k.close() })
 	ring := capture.NewRing(o.Capture.RingSize)
-	c, _, err := newConsumer(o, ring, salts, k, sinks)
+	c, geo, err := newConsumer(o, ring, salts, k, sinks)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(c.Replay(context.Background())).To(Succeed())
-	return &stack{k: k, ring: ring, c: c}
+	return &stack{k: k, ring: ring, c: c, geo: geo}
 }
 
 // run runs the consumer until the test ends.

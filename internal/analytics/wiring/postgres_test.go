@@ -107,3 +107,18 @@ func TestPostgresRestartedMidRun(t *testing.T) {
 	}).WithTimeout(30 * time.Second).Should(Equal(float64(sent)))
 	g.Expect(stored()).To(BeNumerically(">=", 100), "the clicks before the stop and after the restart are stored")
 }
+
+// A PostgreSQL store that cannot be opened fails Setup with an error that
+// names the store without its password (Setup's caller logs it).
+func TestOpenStoreErrorHidesPassword(t *testing.T) {
+	g := NewWithT(t)
+	o := testOptions("postgres://kurz:s3cret-pw@127.0.0.1:1/analytics?sslmode=disable")
+	o.Complete()
+	g.Expect(o.Validate()).To(Succeed())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := openStore(ctx, o)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(ContainSubstring("127.0.0.1"))
+	g.Expect(err.Error()).NotTo(ContainSubstring("s3cret-pw"))
+}

@@ -148,6 +148,6 @@ func TestStalledCollectorDoesNotSlowTheStore(t *testing.T) {
 	g.Eventually(func() (int64, error) {
 		got, err := clicksByLink(context.Background(), s.k.store, "ops")
 		return got["uid-s"], err
-	}).WithTimeout(10 * time.Second).Should(Equal(sent), "the store took every click meanwhile")
+	}).WithTimeout(10*time.Second).Should(Equal(sent), "the store took every click meanwhile")
 	g.Expect(storeDropped() - storeBefore).To(BeZero())
 }

@@ -1,9 +1,11 @@
 // Package wiring puts click analytics together for one process: it opens
-// the store, runs the visitor salt keeper, the capture ring and its
-// consumer (handed to the redirect server as a click consumer), the
-// store's maintenance (rollups, retention, deleted links), and forgets the
-// analytics of deleted Links. The API server reads through the same
-// store.
+// the store (a SQLite file or PostgreSQL, --analytics-store or
+// KURZ_ANALYTICS_STORE), runs the visitor salt keeper, the capture ring and
+// its consumer (handed to the redirect server as a click consumer) writing
+// to the store and the OTLP export, each with its own queue, with countries
+// from the GeoIP file (reloaded), the store's maintenance (rollups,
+// retention, deleted links), and forgets the analytics of deleted Links.
+// The API server reads through the same store.
 package wiring
 
 import (
@@ -33,7 +35,8 @@ import (
 
 // Analytics is what the roles of a process share.
 type Analytics struct {
-	// Store is read by the API server and written by Consumer.
+	// Store is read by the API server and written by Consumer; nil with
+	// only the OTLP export (the API answers 503).
 	Store analytics.Store
 	// Ring and Consumer are the capture (nil without the redirect role).
 	Ring     *capture.Ring
@@ -76,14 +79,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options, redirect bool, sink
 	}
 	if redirect {
 		if err := setupCapture(mgr, o, a, k, sinks); err != nil {
-			k.close()
+			_ = k.close()
 			return nil, err
 		}
 	} else if k.store == nil {
 		return a, nil // export only, and no capture here: nothing to do
 	}
 	if err := mgr.Add(k); err != nil {
-		k.close()
+		_ = k.close()
 		return nil, err
 	}
 	if k.store == nil {

@@ -35,6 +35,8 @@ type LinkReconciler struct {
 
 	// owners tells Domain events that move a hostname from the others.
 	owners hostOwners
+	// events emits the link.* change events webhooks deliver.
+	events changes
 }
 
 // SetupWithManager registers the controller. Every watch ignores updates
@@ -47,6 +49,11 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		// or lose the key for the links that share it.
 		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{}, notInInitialList))
+	if r.events.emitter != nil {
+		// Deletes reach webhooks from the informer: the controller has no
+		// status left to write for them.
+		b = b.Watches(&kurzv1alpha1.Link{}, r.events.deletedLinks(), builder.WithPredicates(onlyDeletes))
+	}
 	// A Domain appearing, leaving, changing hostname or recording its
 	// claim decides whether the links of that hostname (in any namespace)
 	// serve.
@@ -60,7 +67,7 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 
 // Reconcile computes a Link's status and patches it when it changed.
 func (r *LinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcileStatus(ctx, r.Client, r.Recorder, req, statusPass[*kurzv1alpha1.Link]{kind: "link", compute: r.computeStatus, quiet: firstActive})
+	return reconcileStatus(ctx, r.Client, r.Recorder, req, statusPass[*kurzv1alpha1.Link]{kind: "link", compute: r.computeStatus, quiet: firstActive, patched: r.events.linkPatched})
 }
 
 // computeStatus reads the link's inputs and sets its status; it requeues

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/dns"
 	"github.com/kurz-dev/kurz/internal/flagbind"
+	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
 // Options configure the controllers.
@@ -37,6 +38,12 @@ type Options struct {
 	// Gateway configures the Gateway API's objects kept for verified
 	// Domains instead of Ingresses.
 	Gateway GatewayOptions
+	// Events receives the change events webhooks deliver (the manager's
+	// webhooks.Dispatcher); nil: the controllers emit none.
+	Events webhooks.Emitter
+	// WebhookURLs decides about Webhooks' URLs; nil: the Webhook
+	// controller does not run (webhook delivery is off).
+	WebhookURLs *webhooks.Checker
 	// certificates: cert-manager's Certificate CRD was found when the cache
 	// was configured (CacheByObject), so the Ingress controller reads
 	// Certificates.

@@ -73,6 +73,7 @@ func (r *RouteReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Doma
 			return 0, err
 		}
 		r.recordTLSTransition(orig, d)
+		r.events.tlsPatched(orig, d)
 	}
 	if st.Status == metav1.ConditionTrue && st.NotAfter != nil {
 		return st.NotAfter.Sub(now) + time.Second, nil

@@ -88,11 +88,13 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return err
 	}
+	events := changes{emitter: o.Events, now: time.Now}
 	links := &LinkReconciler{
 		Client:   statuses,
 		Recorder: mgr.GetEventRecorder("kurz.dev/link-controller"),
 		Links:    cached,
 		Now:      time.Now,
+		events:   events,
 	}
 	if err := links.SetupWithManager(mgr, o.LinkWorkers); err != nil {
 		return fmt.Errorf("set up Link controller: %w", err)
@@ -103,9 +105,20 @@ func add(mgr ctrl.Manager, o Options) error {
 		Verifier: verifier,
 		Schedule: Schedule{Recheck: o.DNSRecheckInterval, Backoff: o.PendingBackoff, BackoffMax: o.PendingBackoffMax},
 		Now:      time.Now,
+		events:   events,
 	}
 	if err := domains.SetupWithManager(mgr, o.DomainWorkers); err != nil {
 		return fmt.Errorf("set up Domain controller: %w", err)
+	}
+	if o.WebhookURLs != nil {
+		hooks := &WebhookReconciler{
+			Client:   statuses,
+			Recorder: mgr.GetEventRecorder("kurz.dev/webhook-controller"),
+			URLs:     o.WebhookURLs,
+		}
+		if err := hooks.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up Webhook controller: %w", err)
+		}
 	}
 	if !o.Routing() {
 		return nil
@@ -117,6 +130,7 @@ func add(mgr ctrl.Manager, o Options) error {
 		Grace:        o.Ingress.GracePeriod,
 		Certificates: o.certificates,
 		Now:          time.Now,
+		events:       events,
 	}
 	if o.Ingress.Class != "" {
 		routes.routes = ingressRoutes{config: o.Ingress.config()}

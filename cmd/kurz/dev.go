@@ -37,6 +37,9 @@ func devManagerOptions() manager.Options {
 	// and the Gateway API's objects (--gateway-class, --gateway) go to
 	// default.
 	o.Controllers.Ingress.Namespace = "default"
+	// Webhook receivers on the same machine (a local HTTPS server) are
+	// what one tries on a laptop; kurz manager refuses loopback.
+	o.Webhooks.AllowLoopback = true
 	return o
 }
 

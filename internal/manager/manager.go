@@ -18,6 +18,7 @@ import (
 	"github.com/kurz-dev/kurz/internal/redirect"
 	"github.com/kurz-dev/kurz/internal/restapi"
 	"github.com/kurz-dev/kurz/internal/scheme"
+	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
 // Scheme is kurz's one scheme (internal/scheme): the built-in kinds,
@@ -87,6 +88,14 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 	}
 	if err := gauges.Register(mgr); err != nil {
 		return nil, err
+	}
+	if o.EnableWebhooks {
+		d, err := webhooks.Setup(mgr, o.Webhooks)
+		if err != nil {
+			return nil, fmt.Errorf("set up webhook delivery: %w", err)
+		}
+		m.o.Controllers.Events = d
+		m.o.Controllers.WebhookURLs = webhooks.NewChecker(o.Webhooks)
 	}
 	if o.EnableControllers {
 		if err := m.setupControllers(cfg); err != nil {

@@ -15,12 +15,12 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
 type route struct {
 	pattern  string // Go 1.22 mux pattern, also the metrics label
 	verb     string // Kubernetes verb checked with a SubjectAccessReview
-	resource string // links or domains
+	resource string // links, domains or webhooks
 	handle   handlerFunc
 }
 
 func (s *server) routes() []route {
-	return []route{
+	return append([]route{
 		{"GET /api/v1/links", "list", "links", s.listLinks},
 		{"POST /api/v1/links", "create", "links", s.createLink},
 		{"GET /api/v1/links/{id}", "get", "links", s.showLink},
@@ -31,7 +31,7 @@ func (s *server) routes() []route {
 		{"POST /api/v1/domains", "create", "domains", s.createDomain},
 		{"PUT /api/v1/domains/{id}", "update", "domains", s.updateDomain},
 		{"DELETE /api/v1/domains/{id}", "delete", "domains", s.deleteDomain},
-	}
+	}, s.webhookRoutes()...)
 }
 
 // openAPIRoute serves the API description; it needs no token (it holds no

@@ -41,8 +41,10 @@ type server struct {
 
 	links   *resource[*kurzv1alpha1.Link, linkView]
 	domains *resource[*kurzv1alpha1.Domain, domainView]
-	auth    *authenticator
-	limiter *rateLimiter
+	// webhooks is /api/v1/webhooks (webhooks.go).
+	webhooks *resource[*kurzv1alpha1.Webhook, webhookView]
+	auth     *authenticator
+	limiter  *rateLimiter
 	// unknownLimiter limits requests with tokens not known to be good, per
 	// client address (--api-unauthenticated-rate-limit).
 	unknownLimiter *rateLimiter
@@ -59,6 +61,7 @@ func newServer(c client.Client, live client.Reader, cachedLinks *fieldindex.Link
 		cachedLinks:    cachedLinks,
 		links:          linkResource(),
 		domains:        domainResource(),
+		webhooks:       webhookResource(),
 		auth:           newAuthenticator(c, o.TokenAudiences, o.AuthCacheTTL),
 		limiter:        newRateLimiter(o.RateLimit),
 		unknownLimiter: newRateLimiter(o.UnauthenticatedRateLimit),

@@ -47,9 +47,15 @@ const (
 	TagMaxLength = 64
 	MaxTags      = 32
 
-	// WebhookServicePattern is the only host a Webhook's http:// URL may
-	// have: a Service name, <service>.<namespace>.svc[.cluster.local].
+	// WebhookServicePattern is a Service's name in cluster DNS,
+	// <service>.<namespace>.svc[.cluster.local]: the only host a Webhook's
+	// http:// URL may have (WebhookHTTPURLPattern), and the hosts
+	// --webhook-allow-cluster-services lets through.
 	WebhookServicePattern = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?[.][a-z0-9]([-a-z0-9]*[a-z0-9])?[.]svc([.]cluster[.]local)?$`
+	// WebhookHTTPURLPattern is a Webhook's http:// URL: to a Service name.
+	// (The CRD matches the whole URL: a rule on url(self).getHostname()
+	// costs more than kube-apiserver allows.)
+	WebhookHTTPURLPattern = `^http://[a-z0-9]([-a-z0-9]*[a-z0-9])?[.][a-z0-9]([-a-z0-9]*[a-z0-9])?[.]svc([.]cluster[.]local)?([:/?]|$)`
 	// MaxWebhookEvents is how many events a Webhook can list: all of them.
 	MaxWebhookEvents = 9
 	// SecretNameMaxLength and SecretNamePattern: a Secret's name (a DNS

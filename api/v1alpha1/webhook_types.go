@@ -63,7 +63,7 @@ type WebhookSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && size(url(self).getHostname()) > 0",message="must be an absolute https URL with a host"
-	// +kubebuilder:validation:XValidation:rule="url(self).getScheme() == 'https' || url(self).getHostname().matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?[.][a-z0-9]([-a-z0-9]*[a-z0-9])?[.]svc([.]cluster[.]local)?$')",message="must be https; http only for a Service of this namespace (<service>.<namespace>.svc)"
+	// +kubebuilder:validation:XValidation:rule="url(self).getScheme() == 'https' || self.matches('^http://[a-z0-9]([-a-z0-9]*[a-z0-9])?[.][a-z0-9]([-a-z0-9]*[a-z0-9])?[.]svc([.]cluster[.]local)?([:/?]|$)')",message="must be https; http only for a Service of this namespace (<service>.<namespace>.svc)"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^[^/?#]*//[^/?#]*@')",message="must not contain user-info (user:password@)"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('[\\\\s\\\\p{Z}\\\\p{C}]')",message="must not contain spaces or control characters (percent-encode them)"
 	// +kubebuilder:validation:XValidation:rule="!self.contains('#')",message="must not contain a fragment (#)"

@@ -84,7 +84,7 @@ var twins = map[string]twin{
 	"Webhook spec.url": {
 		maxLength: named{"URLMaxLength", kurzv1alpha1.URLMaxLength},
 		patterns: map[string]string{
-			"WebhookServicePattern":    kurzv1alpha1.WebhookServicePattern,
+			"WebhookHTTPURLPattern":    kurzv1alpha1.WebhookHTTPURLPattern,
 			"URLUserInfoPattern":       kurzv1alpha1.URLUserInfoPattern,
 			"URLSpaceOrControlPattern": kurzv1alpha1.URLSpaceOrControlPattern,
 		},

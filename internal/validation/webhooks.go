@@ -11,7 +11,7 @@ import (
 // The regular expressions of the Webhook CRD's markers, compiled from the
 // same constants.
 var (
-	servicePattern    = regexp.MustCompile(kurzv1alpha1.WebhookServicePattern)
+	httpURLPattern    = regexp.MustCompile(kurzv1alpha1.WebhookHTTPURLPattern)
 	secretNamePattern = regexp.MustCompile(kurzv1alpha1.SecretNamePattern)
 	secretKeyPattern  = regexp.MustCompile(kurzv1alpha1.SecretKeyPattern)
 )
@@ -26,7 +26,7 @@ func WebhookURL(s string) string {
 		return msg
 	}
 	u, _ := url.Parse(s) // URL parsed it
-	if u.Scheme != "https" && !servicePattern.MatchString(strings.ToLower(u.Hostname())) {
+	if u.Scheme != "https" && !httpURLPattern.MatchString(s) {
 		return "must be https; http only for a Service of this namespace (<service>.<namespace>.svc)"
 	}
 	if strings.Contains(s, "#") {

@@ -101,9 +101,16 @@ func newNamespace(t *testing.T) string {
 // replicaOptions are a replica's options: controllers and webhooks on
 // (domains verified against dns, receivers trusted through caFile,
 // loopback allowed as kurz dev allows it), no listeners but the ones a
-// test turns on.
+// test turns on. Leader election is on, with a Lease of the test's own
+// and short times: a test may run several replicas, and each elected
+// term builds its controllers afresh (controller names repeat across a
+// test's managers).
 func replicaOptions(t *testing.T, dns *dnstest.Server, caFile string) manager.Options {
 	o := manager.DefaultOptions()
+	o.LeaderElect = true
+	o.LeaderElectionNamespace = "default"
+	o.LeaderElectionID = unique("kurz-controllers")
+	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 3*time.Second, 2*time.Second, 500*time.Millisecond
 	o.MetricsBindAddress = "0"
 	o.HealthProbeBindAddress = "0"
 	o.EnableAPI = false

@@ -49,11 +49,6 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		// or lose the key for the links that share it.
 		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{}, notInInitialList))
-	if r.events.emitter != nil {
-		// Deletes reach webhooks from the informer: the controller has no
-		// status left to write for them.
-		b = b.Watches(&kurzv1alpha1.Link{}, r.events.deletedLinks(), builder.WithPredicates(onlyDeletes))
-	}
 	// A Domain appearing, leaving, changing hostname or recording its
 	// claim decides whether the links of that hostname (in any namespace)
 	// serve.

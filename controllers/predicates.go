@@ -50,10 +50,3 @@ func undecided(c *kurzv1alpha1.DomainClaim) *kurzv1alpha1.DomainClaim {
 var notInInitialList = predicate.Funcs{
 	CreateFunc: func(e event.CreateEvent) bool { return !e.IsInInitialList },
 }
-
-// onlyDeletes passes delete events only.
-var onlyDeletes = predicate.Funcs{
-	CreateFunc:  func(event.CreateEvent) bool { return false },
-	UpdateFunc:  func(event.UpdateEvent) bool { return false },
-	GenericFunc: func(event.GenericEvent) bool { return false },
-}

@@ -88,7 +88,12 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return err
 	}
-	events := changes{emitter: o.Events, now: time.Now}
+	events := changes{emitter: o.Events}
+	if o.Events != nil {
+		if err := mgr.Add(leading{o.Events}); err != nil {
+			return err
+		}
+	}
 	links := &LinkReconciler{
 		Client:   statuses,
 		Recorder: mgr.GetEventRecorder("kurz.dev/link-controller"),

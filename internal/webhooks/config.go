@@ -1,8 +1,8 @@
 package webhooks
 
 import (
-	"net/http"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"regexp"

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,6 +48,7 @@ type Dispatcher struct {
 	cache    cache.Cache
 	webhooks toolscache.Indexer
 	links    toolscache.Indexer
+	domains  toolscache.Indexer
 	roots    *x509.CertPool
 	resolver *net.Resolver
 	// replica names this process in link.clicked batch ids.
@@ -61,6 +63,11 @@ type Dispatcher struct {
 
 	changes chan Change
 	clicks  chan Click
+
+	// leading is true while this replica leads (Lead runs).
+	leading atomic.Bool
+	// deletes are the Links seen deleted lately (Lead resends them).
+	deletes recentDeletes
 }
 
 // New builds a dispatcher on mgr's cache and client; add it to mgr (Setup
@@ -84,6 +91,10 @@ func New(mgr ctrl.Manager, o Options) (*Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	domains, err := indexerOf(ctx, mgr.GetCache(), &kurzv1alpha1.Domain{})
+	if err != nil {
+		return nil, err
+	}
 	// Creating the informers now makes the manager sync them before it
 	// starts the runnables.
 	for _, obj := range []client.Object{&corev1.Namespace{}, &corev1.Secret{}} {
@@ -93,7 +104,7 @@ func New(mgr ctrl.Manager, o Options) (*Dispatcher, error) {
 	}
 	host, _ := os.Hostname()
 	return &Dispatcher{
-		o: o, client: mgr.GetClient(), cache: mgr.GetCache(), webhooks: webhooks, links: links,
+		o: o, client: mgr.GetClient(), cache: mgr.GetCache(), webhooks: webhooks, links: links, domains: domains,
 		roots: roots, resolver: o.resolver(),
 		replica: host + "_" + string(uuid.NewUUID()),
 		now:     time.Now, statusInterval: statusInterval,
@@ -160,6 +171,14 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("webhooks: Webhook informer: %w", err)
 	}
+	linkInf, err := d.cache.GetInformer(ctx, &kurzv1alpha1.Link{})
+	if err != nil {
+		return fmt.Errorf("webhooks: Link informer: %w", err)
+	}
+	linkReg, err := linkInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: d.linkDeleted})
+	if err != nil {
+		return fmt.Errorf("webhooks: Link informer: %w", err)
+	}
 	var wg sync.WaitGroup
 	for _, loop := range []func(context.Context){d.routeChanges, d.batchClicks, d.writeFigures} {
 		wg.Go(func() { loop(ctx) })
@@ -167,6 +186,7 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 	log.Info("delivering webhooks", "allowLoopback", d.o.AllowLoopback, "allowClusterServices", d.o.AllowClusterServices)
 	<-ctx.Done()
 	_ = inf.RemoveEventHandler(reg)
+	_ = linkInf.RemoveEventHandler(linkReg)
 	wg.Wait()
 	d.mu.Lock()
 	senders := d.senders

@@ -52,13 +52,13 @@ func register() {
 
 // Drop reasons (the reason label of kurz_webhook_dropped_total).
 const (
-	dropQueueFull = "queue_full"
-	dropInboxFull = "inbox_full"
-	dropAttempts  = "attempts"
-	dropGone      = "gone"
-	dropRefused   = "refused"
-	dropSecret    = "secret"
-	dropDeleted   = "deleted"
-	dropShutdown  = "shutdown"
+	dropQueueFull  = "queue_full"
+	dropInboxFull  = "inbox_full"
+	dropAttempts   = "attempts"
+	dropGone       = "gone"
+	dropRefused    = "refused"
+	dropSecret     = "secret"
+	dropDeleted    = "deleted"
+	dropShutdown   = "shutdown"
 	dropClicksFull = "clicks_full"
 )

@@ -3,6 +3,7 @@ package restapi
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -91,6 +92,10 @@ func between(f *form, field string, v optional[int64], lo, hi int64) {
 	}
 }
 
+// selectorField turns a label selector's field path into the API's names:
+// matchExpressions[0].values[1] is match_expressions.0.values.1.
+var selectorField = strings.NewReplacer("matchExpressions", "match_expressions", "matchLabels", "match_labels", "[", ".", "]", "")
+
 // linkSelectorBody is link_selector as the API takes and shows it.
 type linkSelectorBody struct {
 	MatchLabels      map[string]string                 `json:"match_labels"`
@@ -117,7 +122,12 @@ func decodeLinkSelector(f *form) optional[kurzv1alpha1.WebhookLinkSelector] {
 	}
 	bad := false
 	for _, e := range metav1validation.ValidateLabelSelector(&sel.LabelSelector, metav1validation.LabelSelectorValidationOptions{}, field.NewPath("link_selector")) {
-		f.errs.add(e.Field, "The "+attribute(e.Field)+" field is invalid: "+e.ErrorBody()+".")
+		name := selectorField.Replace(e.Field)
+		detail := e.Detail
+		if detail == "" {
+			detail = e.ErrorBody()
+		}
+		f.errs.add(name, "The "+attribute(name)+" field is invalid: "+detail+".")
 		bad = true
 	}
 	for i, t := range b.Tags {

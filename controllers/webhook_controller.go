@@ -68,7 +68,7 @@ func (r *WebhookReconciler) computeStatus(ctx context.Context, w *kurzv1alpha1.W
 		return ctrl.Result{}, false, fmt.Errorf("read the Secret of Webhook %s: %w", w.Name, err)
 	default:
 		if _, err := webhooks.ParseSecret(value); err != nil {
-			secretErr = errSecretInvalid{fmt.Errorf("Secret %s, key %s: %w", w.Spec.SecretRef.Name, secretKey(w), err)}
+			secretErr = errSecretInvalid{name: w.Spec.SecretRef.Name, key: secretKey(w), err: err}
 		}
 	}
 	check := r.URLs.Check(ctx, w)
@@ -80,7 +80,17 @@ func (r *WebhookReconciler) computeStatus(ctx context.Context, w *kurzv1alpha1.W
 }
 
 // errSecretInvalid: the Secret's value is not a Standard Webhooks secret.
-type errSecretInvalid struct{ error }
+// Its text names the Secret and key, never the value.
+type errSecretInvalid struct {
+	name, key string
+	err       error
+}
+
+func (e errSecretInvalid) Error() string {
+	return "Secret " + e.name + ", key " + e.key + ": " + e.err.Error()
+}
+
+func (e errSecretInvalid) Unwrap() error { return e.err }
 
 func secretKey(w *kurzv1alpha1.Webhook) string {
 	if k := w.Spec.SecretRef.Key; k != "" {

@@ -39,7 +39,7 @@ func TestWebhookConditionsTable(t *testing.T) {
 		{"refused by the check", webhooks.URLCheck{Host: "127.0.0.1", Refused: "address refused: 127.0.0.1 is a loopback address"}, nil, kurzv1alpha1.WebhookStatus{},
 			conds{ready: "False/URLRefused", stalled: "True/URLRefused"}, status.FailedStatus},
 		{"no secret", ok, noSecret, kurzv1alpha1.WebhookStatus{}, conds{ready: "False/SecretNotFound", stalled: "True/SecretNotFound"}, status.FailedStatus},
-		{"invalid secret", ok, errSecretInvalid{errors.New("Secret s, key secret: bad")}, kurzv1alpha1.WebhookStatus{ConsecutiveFailures: 2, LastError: "timeout after 10s"},
+		{"invalid secret", ok, errSecretInvalid{name: "s", key: "secret", err: errors.New("bad")}, kurzv1alpha1.WebhookStatus{ConsecutiveFailures: 2, LastError: "timeout after 10s"},
 			conds{ready: "False/SecretInvalid", stalled: "True/SecretInvalid"}, status.FailedStatus},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -86,9 +86,9 @@ func decodeEvents(f *form) []kurzv1alpha1.WebhookEvent {
 	return out
 }
 
-func between(f *form, field string, v optional[int64], lo, hi int64) {
+func between(f *form, name string, v optional[int64], lo, hi int64) {
 	if v.value != nil && (*v.value < lo || *v.value > hi) {
-		f.fail(field, "must be between "+strconv.FormatInt(lo, 10)+" and "+strconv.FormatInt(hi, 10))
+		f.fail(name, "must be between "+strconv.FormatInt(lo, 10)+" and "+strconv.FormatInt(hi, 10))
 	}
 }
 

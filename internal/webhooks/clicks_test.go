@@ -36,7 +36,9 @@ func startDispatcher(t *testing.T, o webhooks.Options) (*webhooks.Dispatcher, ca
 	go func() { done <- mgr.Start(ctx) }()
 	t.Cleanup(func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
 	})
 	g.Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
 	return d, mgr.GetCache()

@@ -47,60 +47,76 @@ func (d *Dispatcher) Lead(ctx context.Context) error {
 // the remembered deletes; it returns how many. It waits for room in the
 // inbox rather than dropping: it runs on its own goroutine.
 func (d *Dispatcher) replay(ctx context.Context, since time.Time) int {
-	n := 0
-	emit := func(c Change) {
-		select {
-		case d.changes <- c:
-			n++
-		case <-ctx.Done():
-		}
-	}
-	after := func(t time.Time) bool { return !t.Before(since) }
+	r := replayer{d: d, ctx: ctx, since: since}
 	for _, ns := range d.webhookNamespaces() {
-		wants := func(t kurzv1alpha1.WebhookEvent) bool { return d.Wants(ns, t) }
 		for _, l := range cachedIn[kurzv1alpha1.Link](d.links, ns) {
-			switch {
-			case l.Status.ObservedGeneration == 0:
-				continue
-			case wants(kurzv1alpha1.EventLinkCreated) && after(Created(l).Time):
-				emit(Created(l.DeepCopy()))
-			}
-			if l.Generation > 1 && l.Status.ObservedGeneration == l.Generation && wants(kurzv1alpha1.EventLinkUpdated) && after(Updated(l).Time) {
-				emit(Updated(l.DeepCopy()))
-			}
-			switch readyReason(l.Status.Conditions) {
-			case kurzv1alpha1.ReasonExpired:
-				if wants(kurzv1alpha1.EventLinkExpired) && after(Expired(l).Time) {
-					emit(Expired(l.DeepCopy()))
-				}
-			case kurzv1alpha1.ReasonKeyConflict:
-				if wants(kurzv1alpha1.EventLinkConflict) && after(Conflict(l).Time) {
-					emit(Conflict(l.DeepCopy()))
-				}
-			}
+			r.link(l)
 		}
 		for _, dm := range cachedIn[kurzv1alpha1.Domain](d.domains, ns) {
-			if dm.Status.Phase == kurzv1alpha1.DomainActive && wants(kurzv1alpha1.EventDomainVerified) && after(Verified(dm).Time) {
-				emit(Verified(dm.DeepCopy()))
-			}
-			if tlsReady(dm) && wants(kurzv1alpha1.EventDomainTLSReady) && after(TLSReady(dm).Time) {
-				emit(TLSReady(dm.DeepCopy()))
-			}
+			r.domain(dm)
 		}
 	}
 	// A Link deleted lately may have had its creation or edit queued too:
 	// the cache no longer shows it, the remembered copy does.
 	for _, del := range d.deletes.since(since) {
-		l := del.link
-		if l.Status.ObservedGeneration != 0 && d.Wants(l.Namespace, kurzv1alpha1.EventLinkCreated) && after(Created(l).Time) {
-			emit(Created(l))
-		}
-		if l.Generation > 1 && l.Status.ObservedGeneration == l.Generation && d.Wants(l.Namespace, kurzv1alpha1.EventLinkUpdated) && after(Updated(l).Time) {
-			emit(Updated(l))
-		}
-		emit(Deleted(l, del.at))
+		r.link(del.link)
+		r.emit(del.link.Namespace, Deleted(del.link, del.at))
 	}
-	return n
+	return r.n
+}
+
+// replayer sends the changes since since that objects show.
+type replayer struct {
+	d     *Dispatcher
+	ctx   context.Context
+	since time.Time
+	n     int
+}
+
+// emit sends c when a Webhook of namespace wants it and it happened since
+// r.since; the object is copied (c holds the cache's).
+func (r *replayer) emit(namespace string, c Change) {
+	if c.Time.Before(r.since) || !r.d.Wants(namespace, c.Type) {
+		return
+	}
+	if c.Link != nil {
+		c.Link = c.Link.DeepCopy()
+	} else {
+		c.Domain = c.Domain.DeepCopy()
+	}
+	select {
+	case r.d.changes <- c:
+		r.n++
+	case <-r.ctx.Done():
+	}
+}
+
+// link sends the changes l shows: its creation, its last edit, and its
+// expiry or conflict.
+func (r *replayer) link(l *kurzv1alpha1.Link) {
+	if l.Status.ObservedGeneration == 0 {
+		return // never reconciled: no event was sent, the controller will send it
+	}
+	r.emit(l.Namespace, Created(l))
+	if l.Generation > 1 && l.Status.ObservedGeneration == l.Generation {
+		r.emit(l.Namespace, Updated(l))
+	}
+	switch readyReason(l.Status.Conditions) {
+	case kurzv1alpha1.ReasonExpired:
+		r.emit(l.Namespace, Expired(l))
+	case kurzv1alpha1.ReasonKeyConflict:
+		r.emit(l.Namespace, Conflict(l))
+	}
+}
+
+// domain sends the changes d shows: verified, and its certificate ready.
+func (r *replayer) domain(d *kurzv1alpha1.Domain) {
+	if d.Status.Phase == kurzv1alpha1.DomainActive {
+		r.emit(d.Namespace, Verified(d))
+	}
+	if tlsReady(d) {
+		r.emit(d.Namespace, TLSReady(d))
+	}
 }
 
 // webhookNamespaces lists the namespaces that have Webhooks.

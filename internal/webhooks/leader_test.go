@@ -73,18 +73,14 @@ func TestLeaderChange(t *testing.T) {
 		}, timeout, poll).Should(BeTrue())
 	}
 	beforeStop := len(rc.requests())
-	a.stop()
-	<-a.done
-	a.done <- nil
+	a.halt()
 	rc.release()
 	g.Eventually(func() map[string]string { return missing(rc, want) }, timeout, poll).Should(BeEmpty(), "B resends what A had queued")
 	t.Logf("leader stopped with 10 link.created and 3 link.deleted queued (its receiver had taken %d of them): the new leader resent them, %d lost; %d requests in all for %d events",
 		beforeStop-1, len(missing(rc, want)), len(rc.requests()), len(want))
 
 	// 2. No replica runs while Links change.
-	b.stop()
-	<-b.done
-	b.done <- nil
+	b.halt()
 	var y []*kurzv1alpha1.Link
 	for i := range 2 {
 		l := newLink(ns, fmt.Sprintf("y%d", i), "go.test", fmt.Sprintf("y%d", i))

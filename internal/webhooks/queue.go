@@ -118,13 +118,6 @@ func (q *queue) drain() int {
 	return n
 }
 
-// len is how many deliveries wait.
-func (q *queue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items) - q.head
-}
-
 // sleep waits d or until ctx ends; false when ctx ended.
 func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)

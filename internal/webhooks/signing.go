@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"strconv"
 )
 
@@ -75,10 +74,4 @@ func signature(keys [][]byte, id string, ts int64, body []byte) string {
 		b = base64.StdEncoding.AppendEncode(b, m.Sum(nil))
 	}
 	return string(b)
-}
-
-// secretError says what is wrong with a Webhook's Secret without its
-// value: for the Webhook's conditions.
-func secretError(name, key string, err error) string {
-	return fmt.Sprintf("Secret %s, key %s: %v", name, key, err)
 }

@@ -128,27 +128,40 @@ func replicaOptions(t *testing.T, dns *dnstest.Server, caFile string) manager.Op
 type replica struct {
 	m    *manager.Manager
 	stop context.CancelFunc
-	done chan error
+	done chan struct{} // closed when Start returned
+	err  error         // what Start returned
 }
 
 // startReplica builds and starts a manager with o; it stops when the test
-// ends (or earlier, with stop).
+// ends (or earlier, with halt).
 func startReplica(t *testing.T, o manager.Options) *replica {
 	t.Helper()
 	m, err := manager.New(context.Background(), cfg, o)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &replica{m: m, stop: cancel, done: make(chan error, 1)}
-	go func() { r.done <- m.Start(ctx) }()
+	r := &replica{m: m, stop: cancel, done: make(chan struct{})}
+	go func() {
+		r.err = m.Start(ctx)
+		close(r.done)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
 		case <-r.done:
+			if r.err != nil {
+				t.Errorf("manager: %v", r.err)
+			}
 		case <-time.After(timeout):
 			t.Errorf("manager did not stop within %s", timeout)
 		}
 	})
 	return r
+}
+
+// halt stops the replica and waits until it has.
+func (r *replica) halt() {
+	r.stop()
+	<-r.done
 }
 
 // received is one request a receiver got.

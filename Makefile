@@ -134,6 +134,10 @@ lint-openapi: $(SPECTRAL) ## Lint internal/restapi/openapi.json with Spectral's 
 test: manifests generate fmt vet control-plane ## Regenerate, format and vet, then run every test against a real kube-apiserver and etcd.
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
 
+.PHONY: test-short
+test-short: ## The edit-test loop: only the tests that need no control plane (go test -short), in seconds; make test runs them all.
+	$(GO) test -short ./...
+
 .PHONY: bench
 bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
 	$(GO) test -run '^$$' -bench '$(or $(BENCH),.)' -benchtime $(BENCH_TIME) -benchmem -timeout 60m ./...
@@ -141,6 +145,10 @@ bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
 .PHONY: bench-redirect
 bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light). LINKS, CONNECTIONS, DURATION, ROUNDS.
 	GO=$(GO) hack/bench-redirect.sh
+
+.PHONY: bench-analytics
+bench-analytics: ## Load CLICKS (10000000) clicks over 90 days in 10000 links into the SQLite analytics store; print ingest, bytes per click and query latencies. ARGS="..." passes flags.
+	$(GO) run ./hack/bench-analytics -clicks $(or $(CLICKS),10000000) $(ARGS)
 
 .PHONY: bench-scale
 bench-scale: control-plane build ## Load N links (100000) into kurz dev's control plane, start kurz manager, print serve/settle times, RSS, API and redirect figures. ARGS="..." passes flags.

@@ -75,6 +75,7 @@ func TestArgoCDIgnoresEveryClickField(t *testing.T) {
 // docs/gitops.md says, to an argocd-cm that has settings of its own: they stay,
 // and the scripts arrive unchanged.
 func TestArgoCDSnippetMergesIntoArgocdCM(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)

@@ -18,11 +18,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kurz-dev/kurz/internal/manager"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestDeployManifestsAreAccepted renders config/default as `make deploy` does
 // and has kube-apiserver validate every object with a server-side dry run.
 func TestDeployManifestsAreAccepted(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	rendered := kustomize(t, "default")
 	objs := decodeAll(t, bytes.NewReader(rendered))

@@ -25,6 +25,7 @@ import (
 // monitor selects exactly config/default's metrics Service, by a port that
 // Service has, over HTTPS with the scraper's own token.
 func TestServiceMonitorIsAccepted(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	_, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{
 		Paths:              []string{filepath.Join(testenv.RepoRoot(), "config", "prometheus", "testdata")},

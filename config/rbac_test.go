@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kurz-dev/kurz/config"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // access is one request the manager's ServiceAccount makes (or must not be
@@ -127,6 +128,7 @@ var managerMustNot = []access{
 // whether it may make each request: everything the code needs is allowed and
 // nothing more.
 func TestManagerServiceAccountHasLeastPrivilege(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	applyRBAC(t)
@@ -168,6 +170,7 @@ func TestManagerServiceAccountHasLeastPrivilege(t *testing.T) {
 // kurz-metrics-reader may get /metrics and nothing else kurz serves or
 // stores; the manager's own ServiceAccount may not scrape.
 func TestMetricsReaderMayOnlyScrape(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	applyRBAC(t)

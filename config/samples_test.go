@@ -49,6 +49,7 @@ func decodeAll(t *testing.T, r io.Reader) []*unstructured.Unstructured {
 }
 
 func TestCRDsAreEstablishedWithCategoryAndShortNames(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	for name, short := range map[string]string{"links.kurz.dev": "lnk", "domains.kurz.dev": "dom", "webhooks.kurz.dev": "wh"} {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -61,6 +62,7 @@ func TestCRDsAreEstablishedWithCategoryAndShortNames(t *testing.T) {
 }
 
 func TestEverySampleApplies(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "config", "samples", "*.yaml"))
@@ -96,6 +98,7 @@ func TestEverySampleApplies(t *testing.T) {
 }
 
 func TestKubectlGetKurzShowsPrinterColumns(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	out := kubectl(t, "apply", "-n", ns, "-f", filepath.Join(testenv.RepoRoot(), "config", "samples"))

@@ -10,12 +10,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // Links are selectable by spec.domain and spec.key on the server, so
 // `kubectl get links --field-selector spec.domain=...` needs no client-side
 // filter and a GitOps tool can list one domain's links.
 func TestLinksSelectableByDomainAndKey(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	for i, l := range []struct{ domain, key string }{

@@ -12,12 +12,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestDeploymentSpoolsClicks: the container's root filesystem is read-only,
 // so --click-spool must point into a mounted emptyDir, or a replica stopped
 // during an outage could not keep its clicks.
 func TestDeploymentSpoolsClicks(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	var d *appsv1.Deployment
 	for _, o := range decodeAll(t, bytes.NewReader(kustomize(t, "default"))) {

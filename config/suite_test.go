@@ -21,7 +21,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{Admin: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{Admin: true, Lazy: true}, func(e *testenv.Env) error {
 		cfg, k8s, admin = e.Config, e.Client, e.Admin
 		return nil
 	})
@@ -31,9 +31,8 @@ func TestMain(m *testing.M) {
 func kustomize(t *testing.T, dir string) []byte {
 	t.Helper()
 	g := NewWithT(t)
-	kubectl, err := admin.Kubectl()
-	g.Expect(err).NotTo(HaveOccurred())
-	out, err := exec.Command(kubectl.Path, "kustomize", filepath.Join(testenv.RepoRoot(), "config", dir)).Output()
+	kubectl := filepath.Join(testenv.Binaries(t), "kubectl")
+	out, err := exec.Command(kubectl, "kustomize", filepath.Join(testenv.RepoRoot(), "config", dir)).Output()
 	g.Expect(err).NotTo(HaveOccurred(), "kubectl kustomize config/%s", dir)
 	return out
 }

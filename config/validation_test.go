@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/validation"
 )
 
@@ -85,6 +86,7 @@ func webhookSpec(fields string) string {
 }
 
 func TestKubeAPIServerRejectsBadObjects(t *testing.T) {
+	testenv.Need(t)
 	ns := newNamespace(t)
 	for _, tc := range badObjects {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,6 +103,7 @@ func TestKubeAPIServerRejectsBadObjects(t *testing.T) {
 // TestValidLinkIsAccepted keeps the table honest: the same manifest with a
 // good spec must pass, so a rejection above is down to the bad field alone.
 func TestValidLinkIsAccepted(t *testing.T) {
+	testenv.Need(t)
 	ns := newNamespace(t)
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Link", "good", ns, validLinkSpec))).To(Succeed())
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Domain", "good", ns, `{domain: xn--bcher-kva.example}`))).To(Succeed())

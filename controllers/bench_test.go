@@ -18,6 +18,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/parallel"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // BenchmarkLinksReady creates KURZ_BENCH_LINKS links (default 10 000) on
@@ -27,6 +28,7 @@ import (
 // during KURZ_BENCH_IDLE (default 60s): idle-writes/min, which must be 0. Run it with `make bench BENCH=LinksReady`; a quick run:
 // `KURZ_BENCH_LINKS=1000 KURZ_BENCH_IDLE=5s make bench BENCH=LinksReady`.
 func BenchmarkLinksReady(b *testing.B) {
+	testenv.Need(b)
 	n := envInt(b, "KURZ_BENCH_LINKS", 10000)
 	idle := envDuration(b, "KURZ_BENCH_IDLE", time.Minute)
 

@@ -14,6 +14,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/dns"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 const (
@@ -24,6 +25,7 @@ const (
 )
 
 func TestDomainVerifiedByTXT(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	ns, h := namespaceAndHost(t, "txt")
@@ -61,6 +63,7 @@ func TestDomainVerifiedByTXT(t *testing.T) {
 }
 
 func TestDomainVerifiedByRedirectTarget(t *testing.T) {
+	testenv.Need(t)
 	srv := startControllers(t)
 	ns := newNamespace(t, "target")
 
@@ -97,6 +100,7 @@ func TestDomainVerifiedByRedirectTarget(t *testing.T) {
 // while the owner held the hostname) never does, until its TXT record
 // proves it, which then outranks every unproven claim whatever its age.
 func TestDomainClaimPassesToNextOldest(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	hostname := host(t, "go.claim.test")
@@ -153,6 +157,7 @@ func TestDomainClaimPassesToNextOldest(t *testing.T) {
 // the oldest Domain, so a workspace editing an old Domain's spec.domain to
 // another workspace's hostname does not take it over.
 func TestDomainEditCannotTakeHostname(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	oldHost, victimHost := host(t, "old.hijack.test"), host(t, "victim.hijack.test")
@@ -203,6 +208,7 @@ func silentDNS(t *testing.T) string {
 // schedule, records the check, says so in Ready, and keeps the phase, so a
 // DNS outage cannot demote an Active domain.
 func TestDomainDNSFailureFollowsSchedule(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := newDNS(t)
 	o := testOptions(srv)

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // claimOf fetches d and returns its claim (nil when unset).
@@ -28,6 +29,7 @@ func claimOf(d *kurzv1alpha1.Domain) func(Gomega) *kurzv1alpha1.DomainClaim {
 // under another name), the squatter's Domain never owns the hostname and
 // its links never serve; the victim's new Domain gets its hostname back.
 func TestSquatterNeverInheritsHostname(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	hostname := targetedHost(t, srv, "links.victim.test")
@@ -119,6 +121,7 @@ func TestSquatterNeverInheritsHostname(t *testing.T) {
 // record and takes the hostname from the older, unproven claim; removing
 // the record (twice seen absent) gives it back.
 func TestBuyerTakesOverWithTXT(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	hostname := host(t, "go.sold.test")
@@ -175,6 +178,7 @@ func TestBuyerTakesOverWithTXT(t *testing.T) {
 // claim is contested and its Link does not serve. Several hostnames, so
 // that every order the workers can take comes up.
 func TestBacklogGivesTheOlderWorkspaceTheHostname(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	// newNamespace names sort in creation order: Domains created in the
 	// same second (creationTimestamp's resolution) are ordered by it.
@@ -213,6 +217,7 @@ func TestBacklogGivesTheOlderWorkspaceTheHostname(t *testing.T) {
 // starts: the older workspace gets its hostname back, the younger claim
 // turns contested.
 func TestUpgradeHealsAClaimRecordedWrongly(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	nsOld, nsNew := newNamespace(t, "first"), newNamespace(t, "second")
 	h := host(t, "go.upgrade.test")

@@ -16,6 +16,7 @@ import (
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/dns"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestLateDomainStatusIsRefused: a Domain status computed from an older
@@ -24,6 +25,7 @@ import (
 // over the newer DNS proof the next leader recorded meanwhile. The pass
 // asks to run again shortly, without an error (conflicts are expected).
 func TestLateDomainStatusIsRefused(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := newDNS(t)
 	ns := newNamespace(t, "late")

@@ -13,11 +13,17 @@ import (
 // readyChanged returns the new Ready condition when its status or reason
 // differs from the old one (a transition), else nil.
 func readyChanged(before, after []metav1.Condition) *metav1.Condition {
-	n := meta.FindStatusCondition(after, kurzv1alpha1.ConditionReady)
+	return conditionChanged(before, after, kurzv1alpha1.ConditionReady)
+}
+
+// conditionChanged returns the new condition of type t when its status or
+// reason differs from the old one (a transition), else nil.
+func conditionChanged(before, after []metav1.Condition, t string) *metav1.Condition {
+	n := meta.FindStatusCondition(after, t)
 	if n == nil {
 		return nil
 	}
-	o := meta.FindStatusCondition(before, kurzv1alpha1.ConditionReady)
+	o := meta.FindStatusCondition(before, t)
 	if o != nil && o.Status == n.Status && o.Reason == n.Reason {
 		return nil
 	}

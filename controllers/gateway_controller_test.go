@@ -17,6 +17,7 @@ import (
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
 	"github.com/kurz-dev/kurz/internal/routing"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // startGatewayControllers starts a DNS server (newDNS) and controllers
@@ -80,6 +81,7 @@ func listenerHosts(gwNS string, listenerSets bool) func(Gomega) map[string][]str
 }
 
 func TestGatewayFollowsDomain(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv, gwNS := startGatewayControllers(t, nil)
 	ns := newNamespace(t, "gw")
@@ -168,6 +170,7 @@ func TestGatewayFollowsDomain(t *testing.T) {
 }
 
 func TestGatewayOnlyForTheHostnameOwner(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv, gwNS := startGatewayControllers(t, nil)
 	nsA, nsB := newNamespace(t, "gwown-a"), newNamespace(t, "gwown-b")
@@ -191,6 +194,7 @@ func TestGatewayOnlyForTheHostnameOwner(t *testing.T) {
 }
 
 func TestGatewayKeptThroughGracePeriod(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv, gwNS := startGatewayControllers(t, nil)
 	ns, h := namespaceAndHost(t, "gwgrace")
@@ -218,6 +222,7 @@ func TestGatewayKeptThroughGracePeriod(t *testing.T) {
 // kurz would pick, an HTTPRoute with a Domain's route name) are left alone,
 // and TLSReady names the one in the way.
 func TestGatewayOrphansAndForeignObjects(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := newDNS(t)
 	gwNS := newNamespace(t, "kurz-gworph")
@@ -268,11 +273,13 @@ func TestGatewayOrphansAndForeignObjects(t *testing.T) {
 // More hostnames than one Gateway holds: a second Gateway; a hostname keeps
 // its Gateway while others come and go, and freed slots are filled again.
 func TestGatewayMoreThan64Hostnames(t *testing.T) {
+	testenv.Need(t)
 	testManyHostnames(t, nil)
 }
 
 // The same with ListenerSets on a shared Gateway: 64 hostnames each.
 func TestListenerSetsMoreThan64Hostnames(t *testing.T) {
+	testenv.Need(t)
 	testManyHostnames(t, &types.NamespacedName{Namespace: "infra", Name: "shared"})
 }
 
@@ -367,12 +374,12 @@ func TestGatewayOptionsValidate(t *testing.T) {
 	o.Gateway.Class = "example"
 	g.Expect(o.Validate()).To(Succeed())
 	o.Ingress.Class = "nginx"
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-class and gateway-class/gateway are exclusive")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--ingress-class and --gateway-class/--gateway are exclusive")))
 	o.Ingress.Class = ""
 	o.Gateway.Parent = types.NamespacedName{Namespace: "infra", Name: "shared"}
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("gateway-class and gateway are exclusive")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--gateway-class and --gateway are exclusive")))
 	o.Gateway.Class = ""
 	g.Expect(o.Validate()).To(Succeed())
 	o.Ingress.Namespace = ""
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-namespace must be set")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--ingress-namespace must be set")))
 }

@@ -43,7 +43,7 @@ func (o *GatewayOptions) BindFlags(fs *flag.FlagSet) {
 	fs.Func("gateway", "NAMESPACE/NAME of a shared Gateway to attach kurz's ListenerSets to (one HTTPS listener per verified hostname, 64 a ListenerSet, and an HTTPRoute per Domain), instead of owning Gateways.", func(s string) error {
 		ns, name, ok := strings.Cut(s, "/")
 		if !ok || validation.IsDNS1123Label(ns) != nil || validation.IsDNS1123Subdomain(name) != nil {
-			return fmt.Errorf("gateway %q: want NAMESPACE/NAME", s)
+			return fmt.Errorf("--gateway %q: want NAMESPACE/NAME", s)
 		}
 		o.Parent = types.NamespacedName{Namespace: ns, Name: name}
 		return nil
@@ -51,7 +51,7 @@ func (o *GatewayOptions) BindFlags(fs *flag.FlagSet) {
 	fs.Func("gateway-backend", fmt.Sprintf("Redirect Service the HTTPRoutes send to, SERVICE:PORT, PORT the Service's port number (default %q).", o.Backend.String()), func(s string) error {
 		b, err := routing.ParseBackend(s)
 		if err == nil && b.PortName != "" {
-			err = fmt.Errorf("gateway backend %q: an HTTPRoute needs the Service's port number, not a name", s)
+			err = fmt.Errorf("--gateway-backend %q: an HTTPRoute needs the Service's port number, not a name", s)
 		}
 		if err == nil {
 			o.Backend = b
@@ -70,20 +70,20 @@ func (o GatewayOptions) validate(ingress IngressOptions) error {
 	var errs []error
 	switch {
 	case ingress.Class != "":
-		errs = append(errs, errors.New("ingress-class and gateway-class/gateway are exclusive: kurz routes through Ingresses or through the Gateway API, not both"))
+		errs = append(errs, errors.New("--ingress-class and --gateway-class/--gateway are exclusive: kurz routes through Ingresses or through the Gateway API, not both"))
 	case o.Class != "" && o.Parent.Name != "":
-		errs = append(errs, errors.New("gateway-class and gateway are exclusive: kurz owns Gateways of a class, or attaches ListenerSets to a shared Gateway"))
+		errs = append(errs, errors.New("--gateway-class and --gateway are exclusive: kurz owns Gateways of a class, or attaches ListenerSets to a shared Gateway"))
 	}
 	if o.Class != "" {
 		if msgs := validation.IsDNS1123Subdomain(o.Class); len(msgs) > 0 {
-			errs = append(errs, fmt.Errorf("gateway-class %q: %s", o.Class, strings.Join(msgs, "; ")))
+			errs = append(errs, fmt.Errorf("--gateway-class %q: %s", o.Class, strings.Join(msgs, "; ")))
 		}
 	}
 	if ingress.Namespace == "" {
-		errs = append(errs, errors.New("ingress-namespace must be set with gateway-class or gateway when kurz does not run in a pod"))
+		errs = append(errs, errors.New("--ingress-namespace must be set with --gateway-class or --gateway when kurz does not run in a pod"))
 	}
 	if o.Backend.Service == "" || o.Backend.PortNumber == 0 {
-		errs = append(errs, errors.New("gateway-backend must name a Service and its port number"))
+		errs = append(errs, errors.New("--gateway-backend must name a Service and its port number"))
 	}
 	return errors.Join(errs...)
 }

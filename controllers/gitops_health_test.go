@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // health is what GitOps tools make of an object: kstatus (Flux) and the
@@ -62,6 +63,7 @@ func reads(k status.Status, argo, msg string) types.GomegaMatcher {
 // only a person can settle Failed and Degraded, with the reason and
 // message.
 func TestGitOpsHealthOfEveryState(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := newDNS(t)
 	hostname := targetedHost(t, srv, "go.health.test")

@@ -15,6 +15,7 @@ import (
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/dns"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // countingClient counts every write that goes through it.
@@ -71,6 +72,7 @@ func resourceVersions(g Gomega, objs ...client.Object) []string {
 // directly and through watch events, and counts the writes they receive:
 // none.
 func TestSettledObjectsGetNoWrites(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := newDNS(t)
 	o := testOptions(srv)

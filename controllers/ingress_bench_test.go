@@ -13,6 +13,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/routing"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // BenchmarkIngresses creates KURZ_BENCH_DOMAINS Domains (default 200), each
@@ -23,6 +24,7 @@ import (
 // must be 0 (the Domain and Ingress controllers share the Domain's
 // conditions and must not wake each other). `make bench BENCH=Ingresses`.
 func BenchmarkIngresses(b *testing.B) {
+	testenv.Need(b)
 	n := envInt(b, "KURZ_BENCH_DOMAINS", 200)
 	idle := envDuration(b, "KURZ_BENCH_IDLE", 10*time.Second)
 	fast := rest.CopyConfig(cfg)

@@ -18,6 +18,7 @@ import (
 	"github.com/kurz-dev/kurz/internal/claims"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
 	"github.com/kurz-dev/kurz/internal/routing"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // startIngressControllers starts a DNS server (newDNS) and controllers
@@ -66,6 +67,7 @@ func tlsReadyOf(d *kurzv1alpha1.Domain) func(Gomega) string {
 }
 
 func TestIngressFollowsDomain(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
 	ns := newNamespace(t, "ing")
@@ -120,6 +122,7 @@ func TestIngressFollowsDomain(t *testing.T) {
 }
 
 func TestIngressOnlyForTheHostnameOwner(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
 	nsA, nsB := newNamespace(t, "own-a"), newNamespace(t, "own-b")
@@ -142,6 +145,7 @@ func TestIngressOnlyForTheHostnameOwner(t *testing.T) {
 }
 
 func TestIngressKeptThroughGracePeriod(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
 	ns, h := namespaceAndHost(t, "grace")
@@ -162,6 +166,7 @@ func TestIngressKeptThroughGracePeriod(t *testing.T) {
 }
 
 func TestIngressOrphansRemovedOnStart(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := newDNS(t)
 	ingressNS := newNamespace(t, "kurz-orphans")
@@ -188,6 +193,7 @@ func TestIngressOrphansRemovedOnStart(t *testing.T) {
 }
 
 func TestNoIngressWithoutIngressClass(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	ns, h := namespaceAndHost(t, "noclass")
@@ -209,7 +215,7 @@ func TestIngressOptionsValidate(t *testing.T) {
 	o := controllers.DefaultOptions()
 	o.Ingress.Class = "nginx"
 	o.Ingress.Namespace = ""
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-namespace must be set")))
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--ingress-namespace must be set")))
 	o.Ingress.Namespace = "kurz-system"
 	g.Expect(o.Validate()).To(Succeed())
 	o.Ingress.Class = "Not_A_Class"
@@ -223,6 +229,7 @@ func TestIngressOptionsValidate(t *testing.T) {
 // taken over: TLSReady says what blocks the route, and once it is gone
 // kurz creates its own.
 func TestIngressNameTakenByAnother(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
 	ns, h := namespaceAndHost(t, "taken")

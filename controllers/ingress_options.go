@@ -91,18 +91,18 @@ func (o IngressOptions) Validate() error {
 	}
 	var errs []error
 	if msgs := validation.IsDNS1123Subdomain(o.Class); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("ingress-class %q: %s", o.Class, strings.Join(msgs, "; ")))
+		errs = append(errs, fmt.Errorf("--ingress-class %q: %s", o.Class, strings.Join(msgs, "; ")))
 	}
 	if o.Namespace == "" {
-		errs = append(errs, errors.New("ingress-namespace must be set with ingress-class when kurz does not run in a pod"))
+		errs = append(errs, errors.New("--ingress-namespace must be set with --ingress-class when kurz does not run in a pod"))
 	} else if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("ingress-namespace %q: %s", o.Namespace, strings.Join(msgs, "; ")))
+		errs = append(errs, fmt.Errorf("--ingress-namespace %q: %s", o.Namespace, strings.Join(msgs, "; ")))
 	}
 	if o.Backend.Service == "" {
-		errs = append(errs, errors.New("ingress-backend must name a Service"))
+		errs = append(errs, errors.New("--ingress-backend must name a Service"))
 	}
 	if o.GracePeriod < 0 {
-		errs = append(errs, fmt.Errorf("ingress-grace-period must not be negative, got %s", o.GracePeriod))
+		errs = append(errs, fmt.Errorf("--ingress-grace-period must not be negative, got %s", o.GracePeriod))
 	}
 	return errors.Join(errs...)
 }

@@ -17,6 +17,7 @@ import (
 )
 
 func TestTLSReadyFollowsCertificateAndSecret(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv, ingressNS := startIngressControllers(t)
 	ns, h := namespaceAndHost(t, "tls")

@@ -6,6 +6,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func isElected(mgr ctrl.Manager) bool {
@@ -20,6 +22,7 @@ func isElected(mgr ctrl.Manager) bool {
 // TestLeaderElection runs two managers: one leads, and when it stops
 // without releasing its Lease (a crash), the other takes over.
 func TestLeaderElection(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := newDNS(t)
 	ns := newNamespace(t, "le")

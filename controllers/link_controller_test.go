@@ -9,9 +9,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func TestLinkDomainNotFound(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := startControllers(t)
 	ns, other := newNamespace(t, "nf"), newNamespace(t, "nf")
@@ -54,6 +56,7 @@ func TestLinkDomainNotFound(t *testing.T) {
 }
 
 func TestLinkKeyConflict(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	startControllers(t)
 	ns, other := newNamespace(t, "kc"), newNamespace(t, "kc")
@@ -97,6 +100,7 @@ func TestLinkKeyConflict(t *testing.T) {
 // started are decided from the first reconciles alone (the watches that map
 // a Link to its key peers skip the informer's initial list).
 func TestLinkKeyConflictAtStart(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t, "kcs")
 	hostname := host(t, "go.kcs.test")
@@ -115,6 +119,7 @@ func TestLinkKeyConflictAtStart(t *testing.T) {
 }
 
 func TestLinkExpiry(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, h := startWithDomain(t, "exp")
 
@@ -145,6 +150,7 @@ func TestLinkExpiry(t *testing.T) {
 }
 
 func TestLinkStatusFields(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, h := startWithDomain(t, "st")
 

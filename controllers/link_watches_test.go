@@ -14,6 +14,7 @@ import (
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/claims"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestDomainEventsEnqueueOnlyAffectedLinks: a tenant churning a Domain that
@@ -21,6 +22,7 @@ import (
 // Links only, not the owner's; an event that moves the hostname also
 // reconciles the Links of the namespace that lost it.
 func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	mgr := newManager(t, cfg, testOptions(newDNS(t)), nil)
 	start(t, mgr)
@@ -84,6 +86,7 @@ func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
 // both workers sit on the slow zone for the whole DNS timeout, longer than
 // this test waits.
 func TestSlowZoneDoesNotStarveVerification(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	srv := newDNS(t)
 	o := testOptions(srv)

@@ -39,15 +39,15 @@ type Options struct {
 	// Domains instead of Ingresses.
 	Gateway GatewayOptions
 	// Events receives the change events webhooks deliver (the manager's
-	// webhooks.Dispatcher); nil: the controllers emit none.
+	// webhooks.Dispatcher); nil: the controllers emit none. Not a flag.
 	Events webhooks.Emitter
 	// WebhookURLs decides about Webhooks' URLs; nil: the Webhook
-	// controller does not run (webhook delivery is off).
+	// controller does not run (webhook delivery is off). Not a flag.
 	WebhookURLs *webhooks.Checker
-	// certificates: cert-manager's Certificate CRD was found when the cache
-	// was configured (CacheByObject), so the Ingress controller reads
-	// Certificates.
-	certificates bool
+	// CertManager: cert-manager's Certificate kind is installed and cached,
+	// so the route controllers read Certificates. Not a flag: whoever
+	// builds the cache sets it from CacheByObject's answer.
+	CertManager bool
 }
 
 // DefaultOptions returns the production defaults.
@@ -78,16 +78,16 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 func (o Options) Validate() error {
 	var errs []error
 	if o.DNSRecheckInterval <= 0 {
-		errs = append(errs, fmt.Errorf("dns-recheck-interval must be positive, got %s", o.DNSRecheckInterval))
+		errs = append(errs, fmt.Errorf("--dns-recheck-interval must be positive, got %s", o.DNSRecheckInterval))
 	}
 	if o.PendingBackoff <= 0 || o.PendingBackoffMax < o.PendingBackoff {
-		errs = append(errs, fmt.Errorf("dns-pending-backoff (%s) must be positive and at most dns-pending-backoff-max (%s)", o.PendingBackoff, o.PendingBackoffMax))
+		errs = append(errs, fmt.Errorf("--dns-pending-backoff (%s) must be positive and at most --dns-pending-backoff-max (%s)", o.PendingBackoff, o.PendingBackoffMax))
 	}
 	if o.LinkWorkers < 1 || o.DomainWorkers < 1 {
-		errs = append(errs, fmt.Errorf("link-workers (%d) and domain-workers (%d) must be at least 1", o.LinkWorkers, o.DomainWorkers))
+		errs = append(errs, fmt.Errorf("--link-workers (%d) and --domain-workers (%d) must be at least 1", o.LinkWorkers, o.DomainWorkers))
 	}
 	if z := o.DNS.ZoneConcurrency; z < 1 || z > max(o.DomainWorkers-1, 1) {
-		errs = append(errs, fmt.Errorf("dns-zone-checks (%d) must be at least 1 and below domain-workers (%d)", z, o.DomainWorkers))
+		errs = append(errs, fmt.Errorf("--dns-zone-checks (%d) must be at least 1 and below --domain-workers (%d)", z, o.DomainWorkers))
 	}
 	return errors.Join(append(errs, o.DNS.Validate(), o.Ingress.Validate(), o.Gateway.validate(o.Ingress))...)
 }

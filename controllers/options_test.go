@@ -8,6 +8,7 @@ import (
 
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/optionstest"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func TestBindFlags(t *testing.T) {
@@ -47,6 +48,7 @@ func TestBindFlags(t *testing.T) {
 }
 
 func TestSetupRejectsBadOptions(t *testing.T) {
+	testenv.Need(t)
 	srv := newDNS(t)
 	tests := []struct {
 		name string

@@ -27,14 +27,15 @@ import (
 // In Gateway API mode the Gateway API's CRDs must be installed: without
 // them it returns an error that says so.
 //
-// It also looks up cert-manager's Certificate CRD through mapper and records
-// the answer in o: without the CRD, Certificates are neither cached nor
-// watched (TLSReady then reads the Secret alone). Installing cert-manager
-// later takes a restart of kurz to be noticed.
-func (o *Options) CacheByObject(mapper meta.RESTMapper) (map[client.Object]cache.ByObject, error) {
-	o.certificates = false
+// It also looks up cert-manager's Certificate CRD through mapper and says
+// whether it is there (certManager): without the CRD, Certificates are
+// neither cached nor watched, and the caller sets Options.CertManager from
+// this answer so the controllers agree with the cache (TLSReady then reads
+// the Secret alone). Installing cert-manager later takes a restart of kurz
+// to be noticed.
+func (o Options) CacheByObject(mapper meta.RESTMapper) (byObject map[client.Object]cache.ByObject, certManager bool, err error) {
 	if !o.Routing() {
-		return nil, nil
+		return nil, false, nil
 	}
 	ns := map[string]cache.Config{o.Ingress.Namespace: {}}
 	kurzs := cache.ByObject{Namespaces: ns, Label: labels.SelectorFromSet(labels.Set{routing.LabelManagedBy: routing.ManagedBy})}
@@ -48,10 +49,10 @@ func (o *Options) CacheByObject(mapper meta.RESTMapper) (map[client.Object]cache
 		for _, obj := range []client.Object{&gatewayv1.HTTPRoute{}, parent} {
 			gvk, err := apiutil.GVKForObject(obj, kurzscheme.Scheme)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-				return nil, fmt.Errorf("gateway-class/gateway need the Gateway API's %s (%s, standard channel v1.6 or later) in the cluster: %w", gvk.Kind, gvk.GroupVersion(), err)
+				return nil, false, fmt.Errorf("gateway-class/gateway need the Gateway API's %s (%s, standard channel v1.6 or later) in the cluster: %w", gvk.Kind, gvk.GroupVersion(), err)
 			}
 			by[obj] = kurzs
 		}
@@ -59,13 +60,13 @@ func (o *Options) CacheByObject(mapper meta.RESTMapper) (map[client.Object]cache
 	gvk := routing.CertificateGVK
 	switch _, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); {
 	case err == nil:
-		o.certificates = true
+		certManager = true
 		by[newCertificate()] = cache.ByObject{Namespaces: ns, Transform: cache.TransformStripManagedFields()}
 	case meta.IsNoMatchError(err):
 	default:
-		return nil, fmt.Errorf("look up cert-manager's Certificate kind: %w", err)
+		return nil, false, fmt.Errorf("look up cert-manager's Certificate kind: %w", err)
 	}
-	return by, nil
+	return by, certManager, nil
 }
 
 // certificateOnly keeps of a cached Secret its metadata and tls.crt: the

@@ -2,15 +2,11 @@ package controllers
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,8 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
-	"github.com/kurz-dev/kurz/internal/claims"
-	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/routing"
 )
 
@@ -114,73 +108,14 @@ func (r *RouteReconciler) SetupWithManager(mgr ctrl.Manager, name string, worker
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile creates, updates or deletes the Domain's route and sets its
-// TLSReady condition.
+// TLSReady condition, in two phases (route_phases.go) over what it reads
+// once.
 func (r *RouteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var live *kurzv1alpha1.Domain
-	d := &kurzv1alpha1.Domain{}
-	if err := r.Get(ctx, req.NamespacedName, d); err == nil {
-		if d.DeletionTimestamp == nil {
-			live = d
-		}
-	} else if !apierrors.IsNotFound(err) {
-		return ctrl.Result{}, err
-	}
-
-	var existing client.Object
-	key := types.NamespacedName{Namespace: r.Namespace, Name: r.routes.name(req.Namespace, req.Name)}
-	existingHost := ""
-	obj := r.routes.newObject()
-	switch err := r.Get(ctx, key, obj); {
-	case err == nil:
-		existing, existingHost = obj, r.routes.host(obj)
-	case !apierrors.IsNotFound(err):
-		return ctrl.Result{}, fmt.Errorf("get %s %s: %w", r.routes.kind(), key.Name, err)
-	}
-
-	holds := false
-	if live != nil {
-		var err error
-		if holds, err = r.holdsHostname(ctx, live); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	now := r.Now()
-	decision := routing.Decide(live, holds, existingHost, r.Grace, now)
-	routed, err := r.applyDecision(ctx, decision, live, existing)
-	blocked := ""
-	if apierrors.IsAlreadyExists(err) && !r.owns(ctx, key) {
-		// Not kurz's (no managed-by label): say so in TLSReady and retry
-		// with the work queue's backoff.
-		blocked = fmt.Sprintf("%s %s in %s exists and is not kurz's (no %s=%s label): delete or rename it",
-			r.routes.kind(), key.Name, key.Namespace, routing.LabelManagedBy, routing.ManagedBy)
-	}
-	switch {
-	case blocked != "":
-	case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
-		ctrl.LoggerFrom(ctx).V(1).Info("route changed meanwhile, retrying", "kind", r.routes.kind(), "name", key.Name)
-		return ctrl.Result{RequeueAfter: conflictRetry}, nil
-	case err != nil:
-		return ctrl.Result{}, err
-	}
-	result := ctrl.Result{RequeueAfter: decision.Wait}
-	if live == nil {
-		return result, nil
-	}
-	wait, statusErr := r.setTLSStatus(ctx, live, routed, blocked, now)
-	if blocked != "" {
-		return ctrl.Result{}, errors.Join(err, statusErr)
-	}
-	err = statusErr
+	s, err := r.scope(ctx, req)
 	if err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRetry}, nil
-		}
 		return ctrl.Result{}, err
 	}
-	if wait > 0 && (result.RequeueAfter == 0 || wait < result.RequeueAfter) {
-		result.RequeueAfter = wait
-	}
-	return result, nil
+	return runPhases(ctx, s, r.reconcileRoute, r.reconcileTLS)
 }
 
 // owns reports whether the object key, read past the cache, is kurz's;
@@ -191,54 +126,4 @@ func (r *RouteReconciler) owns(ctx context.Context, key types.NamespacedName) bo
 		return true
 	}
 	return obj.GetLabels()[routing.LabelManagedBy] == routing.ManagedBy
-}
-
-// holdsHostname reports whether d owns its hostname among every Domain that
-// claims it (internal/claims decides, as for serving).
-func (r *RouteReconciler) holdsHostname(ctx context.Context, d *kurzv1alpha1.Domain) (bool, error) {
-	var claimants kurzv1alpha1.DomainList
-	if err := r.List(ctx, &claimants, client.MatchingFields{fieldindex.Domain: string(d.Spec.Domain)}); err != nil {
-		return false, fmt.Errorf("list Domains of %s: %w", d.Spec.Domain, err)
-	}
-	owner := claims.DomainOwner(withSelf(claimants.Items, d))
-	return owner != nil && owner.Namespace == d.Namespace && owner.Name == d.Name, nil
-}
-
-// applyDecision carries decision out and returns the object that routes
-// the Domain afterwards (nil: none).
-func (r *RouteReconciler) applyDecision(ctx context.Context, decision routing.Decision, d *kurzv1alpha1.Domain, existing client.Object) (client.Object, error) {
-	log := ctrl.LoggerFrom(ctx)
-	kind := r.routes.kind()
-	switch decision.Action {
-	case routing.Keep:
-		log.V(1).Info("keeping the route through the grace period", "kind", kind, "name", klog.KObj(existing), "for", decision.Wait)
-		return existing, nil
-	case routing.Remove:
-		if existing == nil {
-			return nil, nil
-		}
-		uid := existing.GetUID()
-		if err := r.Delete(ctx, existing, client.Preconditions{UID: &uid}); err != nil && !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("delete %s %s: %w", kind, existing.GetName(), err)
-		}
-		log.Info("deleted route", "kind", kind, "name", klog.KObj(existing), "host", r.routes.host(existing))
-		return nil, nil
-	}
-	desired := r.routes.desired(d, existing)
-	if existing == nil {
-		if err := r.Create(ctx, desired); err != nil {
-			return nil, fmt.Errorf("create %s %s: %w", kind, desired.GetName(), err)
-		}
-		log.Info("created route", "kind", kind, "name", klog.KObj(desired), "host", d.Spec.Domain)
-		return desired, nil
-	}
-	updated := r.routes.update(existing, desired)
-	if updated == nil {
-		return existing, nil
-	}
-	if err := r.Update(ctx, updated); err != nil {
-		return nil, fmt.Errorf("update %s %s: %w", kind, existing.GetName(), err)
-	}
-	log.Info("updated route", "kind", kind, "name", klog.KObj(updated), "host", d.Spec.Domain)
-	return updated, nil
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,15 +17,13 @@ import (
 	"github.com/kurz-dev/kurz/internal/routing"
 )
 
-// setTLSStatus sets d's status.tls and TLSReady condition from its route
+// computeTLS sets d's status.tls and TLSReady condition from its route
 // (routed, nil: none; blocked says why it could not be created), where the
-// route serves (an Ingress at once, an HTTPRoute once its listener exists), the
-// hostname's Secret and cert-manager's Certificate
-// for it, and patches them when they changed. The patch carries the
-// resourceVersion it was computed from: conditions are one list, and the
-// Domain controller writes Ready into it too. It returns when to look
-// again: at the certificate's expiry, so TLSReady turns False then.
-func (r *RouteReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Domain, routed client.Object, blocked string, now time.Time) (time.Duration, error) {
+// route serves (an Ingress at once, an HTTPRoute once its listener exists),
+// the hostname's Secret and cert-manager's Certificate for it. It returns
+// when to look again: at the certificate's expiry, so TLSReady turns False
+// then.
+func (r *RouteReconciler) computeTLS(ctx context.Context, d *kurzv1alpha1.Domain, routed client.Object, blocked string, now time.Time) (time.Duration, error) {
 	host := string(d.Spec.Domain)
 	secretName := routing.SecretName(host)
 	var where kurzv1alpha1.DomainTLS
@@ -53,7 +50,6 @@ func (r *RouteReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Doma
 	}
 	st := routing.EvaluateTLS(in)
 
-	orig := d.DeepCopy()
 	tls := &where
 	tls.SecretName = secretName
 	if st.NotAfter != nil {
@@ -68,13 +64,6 @@ func (r *RouteReconciler) setTLSStatus(ctx context.Context, d *kurzv1alpha1.Doma
 		Message:            st.Message,
 		ObservedGeneration: d.Generation,
 	})
-	if !apiequality.Semantic.DeepEqual(orig.Status, d.Status) {
-		if err := patchStatus(ctx, r.Client, orig, d, true); err != nil {
-			return 0, err
-		}
-		r.recordTLSTransition(orig, d)
-		r.events.tlsPatched(orig, d)
-	}
 	if st.Status == metav1.ConditionTrue && st.NotAfter != nil {
 		return st.NotAfter.Sub(now) + time.Second, nil
 	}
@@ -100,19 +89,4 @@ func (r *RouteReconciler) certificateFor(ctx context.Context, secret string) (*r
 		}
 	}
 	return nil, nil
-}
-
-// recordTLSTransition emits an event when TLSReady changed status or
-// reason; the event reason is the condition's.
-func (r *RouteReconciler) recordTLSTransition(before, after *kurzv1alpha1.Domain) {
-	n := meta.FindStatusCondition(after.Status.Conditions, kurzv1alpha1.ConditionTLSReady)
-	o := meta.FindStatusCondition(before.Status.Conditions, kurzv1alpha1.ConditionTLSReady)
-	if r.Recorder == nil || n == nil || (o != nil && o.Status == n.Status && o.Reason == n.Reason) {
-		return
-	}
-	eventType := corev1.EventTypeNormal
-	if n.Reason == kurzv1alpha1.ReasonCertificateInvalid {
-		eventType = corev1.EventTypeWarning
-	}
-	r.Recorder.Eventf(after, nil, eventType, n.Reason, "TLS", "%s", n.Message)
 }

@@ -133,7 +133,7 @@ func add(mgr ctrl.Manager, o Options) error {
 		Reader:       mgr.GetAPIReader(),
 		Namespace:    o.Ingress.Namespace,
 		Grace:        o.Ingress.GracePeriod,
-		Certificates: o.certificates,
+		Certificates: o.CertManager,
 		Now:          time.Now,
 		events:       events,
 	}

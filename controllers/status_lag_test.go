@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestStatusWriteSurvivesALaggingCache: the Link controller's own status
@@ -20,6 +21,7 @@ import (
 // lagging status. Here a Domain is deleted (its Link goes DomainNotFound,
 // which the cache sees 3 s late) and recreated at once.
 func TestStatusWriteSurvivesALaggingCache(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	var lag atomic.Bool
 	lagging := func(o any) (any, error) {

@@ -57,6 +57,7 @@ const (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
+		Lazy: true,
 		// cert-manager's CRDs (make cert-manager-crds), so TLSReady reads
 		// real Certificates, and the Gateway API's standard channel (make
 		// gateway-api-crds), so Gateways, ListenerSets and HTTPRoutes are
@@ -112,7 +113,7 @@ func newManager(t testing.TB, restCfg *rest.Config, o controllers.Options, tune 
 		if err != nil {
 			t.Fatalf("rest mapper: %v", err)
 		}
-		if mo.Cache.ByObject, err = o.CacheByObject(mapper); err != nil {
+		if mo.Cache.ByObject, o.CertManager, err = o.CacheByObject(mapper); err != nil {
 			t.Fatalf("cache by object: %v", err)
 		}
 	}

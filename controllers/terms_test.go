@@ -19,6 +19,7 @@ import (
 
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestTermsRemoveTheirEventHandlers runs 20 leader terms as
@@ -29,6 +30,7 @@ import (
 // Link and Domain event would run each term's predicates and mapping
 // functions, one more copy per lost and regained Lease.
 func TestTermsRemoveTheirEventHandlers(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	handlers := &handlerCount{regs: map[toolscache.ResourceEventHandlerRegistration]bool{}}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{

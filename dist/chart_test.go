@@ -58,6 +58,7 @@ func renderChart(ns string, values map[string]any) ([]byte, error) {
 // the explicit imagePullPolicy and the order of the manager's flags; and
 // kube-apiserver accepts every one.
 func TestChartDefaultsInstallWhatInstallYAMLDoes(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	rendered, err := renderChart("kurz-system", nil)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -119,6 +120,7 @@ func normalize(o *unstructured.Unstructured) *unstructured.Unstructured {
 // something other than its default, has kube-apiserver dry-run apply it, and
 // checks each value in the objects it would store.
 func TestChartValuesReachTheCluster(t *testing.T) {
+	testenv.Need(t)
 	cookieKey := "c2lnbmluZy1rZXktb2YtdGhlLXRlc3Q="
 	for _, tc := range []struct {
 		name   string
@@ -231,6 +233,7 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 // the Prometheus Operator's CRD installed (vendored in
 // config/prometheus/testdata); it is off by default and with metrics off.
 func TestChartServiceMonitor(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
 		Paths:              []string{filepath.Join(testenv.RepoRoot(), "config", "prometheus", "testdata")},

@@ -24,6 +24,7 @@ func readInstallYAML(t *testing.T) []byte {
 // server-side dry run: kube-apiserver accepts every object, and the manager
 // runs config/'s image, replicas, flags and resources.
 func TestInstallYAMLIsAccepted(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	manifests := readInstallYAML(t)
 	objs := decodeAll(t, manifests)
@@ -61,6 +62,7 @@ func TestInstallYAMLIsAccepted(t *testing.T) {
 // TestBuildInstallerSetsTheImage runs what `make build-installer IMG=...`
 // runs on config/default and applies the result: the manager runs IMG.
 func TestBuildInstallerSetsTheImage(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	kubectl, err := admin.Kubectl()
 	g.Expect(err).NotTo(HaveOccurred())

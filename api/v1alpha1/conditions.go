@@ -63,7 +63,7 @@ const (
 // attention: its events are Warnings, the others Normal.
 func IsWarning(reason string) bool {
 	switch reason {
-	case ReasonDomainNotFound, ReasonKeyConflict, ReasonDomainClaimed,
+	case ReasonDomainNotFound, ReasonKeyConflict, ReasonDomainClaimed, ReasonCertificateInvalid,
 		ReasonDeliveryFailing, ReasonSecretNotFound, ReasonSecretInvalid, ReasonURLRefused, ReasonReceiverGone:
 		return true
 	}

@@ -18,6 +18,8 @@ const usage = `kurz: a Kubernetes-native link shortener.
 Usage:
   kurz manager [flags]   run the controllers, API and redirect servers against a cluster
   kurz dev [flags]       start a local control plane and run everything on it
+  kurz import [flags] F  read links from a CSV or another shortener's export into
+                         Link manifests (-o yaml) or through the API (--api)
   kurz version           print the version, commit, Go version and platform
   kurz <command> -h      flags of a command
 `
@@ -35,6 +37,8 @@ func main() {
 	case "dev":
 		tuneGC()
 		err = runDev(args)
+	case "import":
+		err = runImport(args)
 	case "version", "--version":
 		fmt.Println(version.Get())
 		return

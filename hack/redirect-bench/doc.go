@@ -7,5 +7,11 @@
 // With -load it is the load generator instead: it starts itself as the
 // server in a child process on loopback and measures one scenario (see
 // load.go): "idle-conns" (RSS per idle keep-alive connection) or
-// "password" (redirect latency while clients post wrong passwords).
+// "password" (redirect latency while clients post wrong passwords). The
+// password scenario's clients fetch redirects as fast as they can, or at
+// -rate on a fixed schedule; -server-cpus pins the server (taskset, its
+// GOMAXPROCS follows), -server-session puts it in a scheduler autogroup of
+// its own, -server-bin serves another build, and the server reports, per
+// phase, its garbage collections, how long the world stood stopped, and how
+// long runnable goroutines waited for a processor (runtimestats.go).
 package main

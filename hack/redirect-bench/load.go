@@ -30,6 +30,36 @@ type loadConfig struct {
 	conns      int
 	attackers  int
 	duration   time.Duration
+	// clients fetch redirects in the password scenario; rate paces them
+	// (redirects per second over all of them), 0: each as fast as it can.
+	clients, rate int
+	// passwordConcurrency is the child server's, 0 for its default.
+	passwordConcurrency int
+	// serverSession starts the server in a session of its own: with the
+	// kernel's autogroups, its threads then share the CPUs with the load
+	// generator's as two groups, as a pod's cgroup does with its clients,
+	// rather than thread by thread.
+	serverSession bool
+	// serverCPUs pins the server (taskset -c), "" leaves it free.
+	serverCPUs string
+	// serverBin is the server's binary, a redirect-bench built from another
+	// tree (as bench-redirect.sh's BEFORE); "" for this one. Only this one
+	// reports its runtime's figures.
+	serverBin string
+}
+
+// copyAutogroupNice gives the server's autogroup the load generator's nice
+// value: a benchmark run at a raised autogroup priority (to shield it from
+// other work on a shared machine) raises both.
+func copyAutogroupNice(pid int) {
+	b, err := os.ReadFile("/proc/self/autogroup")
+	if err != nil {
+		return
+	}
+	f := strings.Fields(string(b)) // "/autogroup-N nice V"
+	if len(f) == 3 && f[2] != "0" {
+		_ = os.WriteFile(fmt.Sprintf("/proc/%d/autogroup", pid), []byte(f[2]), 0)
+	}
 }
 
 // raiseFileLimit lifts the open-file limit to what 20 000 connections need
@@ -53,6 +83,9 @@ func runLoad(scenario string, c loadConfig) error {
 	case "idle-conns":
 	case "password":
 		args = append(args, "-password-links", "1000")
+		if c.passwordConcurrency > 0 {
+			args = append(args, "-password-concurrency", strconv.Itoa(c.passwordConcurrency))
+		}
 	default:
 		return fmt.Errorf("-load: unknown scenario %q", scenario)
 	}
@@ -60,10 +93,24 @@ func runLoad(scenario string, c loadConfig) error {
 	if err != nil {
 		return err
 	}
+	if c.serverBin != "" {
+		self = c.serverBin
+	}
 	cmd := exec.Command(self, args...)
+	if c.serverCPUs != "" {
+		// Before exec: the runtime sizes GOMAXPROCS by the affinity it
+		// starts with.
+		cmd = exec.Command("taskset", append([]string{"-c", c.serverCPUs, self}, args...)...)
+	}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if c.serverSession {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	if err := cmd.Start(); err != nil {
 		return err
+	}
+	if c.serverSession {
+		copyAutogroupNice(cmd.Process.Pid)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	if err := waitUp(c); err != nil {
@@ -72,7 +119,11 @@ func runLoad(scenario string, c loadConfig) error {
 	if scenario == "idle-conns" {
 		return idleConns(c, cmd.Process.Pid)
 	}
-	return passwordLoad(c)
+	pid := cmd.Process.Pid
+	if c.serverBin != "" {
+		pid = 0 // it may not handle SIGUSR2, whose default action kills
+	}
+	return passwordLoad(c, pid)
 }
 
 func waitUp(c loadConfig) error {
@@ -196,26 +247,44 @@ func oneRequest(conn net.Conn, host, path string) error {
 	return nil
 }
 
-// redirectLatency runs 8 keep-alive clients fetching random links for d and
-// returns the latencies.
+// redirectLatency runs c.clients keep-alive clients fetching random links
+// for d and returns the latencies. With c.rate each client sends on a fixed
+// schedule, and a latency counts from the time the request was due, not
+// from when a late client got to send it (a stall delays every request due
+// during it, not just one).
 func redirectLatency(c loadConfig, d time.Duration) ([]time.Duration, int, error) {
 	var mu sync.Mutex
 	var all []time.Duration
 	var failed atomic.Int64
 	var wg sync.WaitGroup
-	stop := time.Now().Add(d)
-	for range 8 {
+	start := time.Now()
+	stop := start.Add(d)
+	for i := range c.clients {
 		wg.Go(func() {
 			cl := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 			var mine []time.Duration
-			for time.Now().Before(stop) {
-				t0 := time.Now()
+			var every time.Duration
+			due := start
+			if c.rate > 0 {
+				every = time.Duration(c.clients) * time.Second / time.Duration(c.rate)
+				due = start.Add(every * time.Duration(i) / time.Duration(c.clients)) // spread the clients
+			}
+			for {
+				if every > 0 {
+					time.Sleep(time.Until(due))
+				} else {
+					due = time.Now()
+				}
+				if due.After(stop) {
+					break
+				}
 				s, err := getStatus(cl, c, "/k"+strconv.Itoa(rand.IntN(c.links)))
 				if err != nil || s != http.StatusFound {
 					failed.Add(1)
-					continue
+				} else {
+					mine = append(mine, time.Since(due))
 				}
-				mine = append(mine, time.Since(t0))
+				due = due.Add(every)
 			}
 			mu.Lock()
 			all = append(all, mine...)
@@ -230,16 +299,43 @@ func redirectLatency(c loadConfig, d time.Duration) ([]time.Duration, int, error
 	return all, int(failed.Load()), nil
 }
 
+// loadAvg is the first three fields of /proc/loadavg: the machine's load
+// when a figure was measured.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
 func pct(l []time.Duration, p float64) time.Duration { return l[int(float64(len(l)-1)*p)] }
 
 // passwordLoad measures redirect latency on an idle server, then while
 // c.attackers clients (each from its own loopback address, so no shared
 // per-client bucket) post wrong passwords to the cost-12 links.
-func passwordLoad(c loadConfig) error {
+func passwordLoad(c loadConfig, pid int) error {
 	if _, _, err := redirectLatency(c, 2*time.Second); err != nil { // warm-up
 		return err
 	}
+	// The server prints its runtime's figures for each phase (SIGUSR2 at
+	// its start and end).
+	phase := func(name string) {
+		if pid == 0 {
+			return
+		}
+		fmt.Fprintf(os.Stderr, "%s: ", name)
+		_ = syscall.Kill(pid, syscall.SIGUSR2)
+		time.Sleep(100 * time.Millisecond) // the server's line comes out before the next
+	}
+	phase("before the idle phase")
+	idleLoad := loadAvg()
 	idle, idleFailed, err := redirectLatency(c, c.duration)
+	phase("idle phase")
 	if err != nil {
 		return err
 	}
@@ -276,7 +372,10 @@ func passwordLoad(c loadConfig) error {
 	}
 	time.Sleep(2 * time.Second) // every check slot busy, attackers queued
 	statuses.Clear()
+	phase("before the loaded phase")
+	loadedLoad := loadAvg()
 	loaded, loadedFailed, err := redirectLatency(c, c.duration)
+	phase("loaded phase")
 	statuses.Range(func(k, v any) bool {
 		fmt.Printf("password answers under load: status %d: %d (%.1f/s)\n", k, v.(*atomic.Int64).Load(),
 			float64(v.(*atomic.Int64).Load())/c.duration.Seconds())
@@ -287,8 +386,15 @@ func passwordLoad(c loadConfig) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("idle:   %d redirects (%d failed), p50 %v, p99 %v\n", len(idle), idleFailed, pct(idle, .5), pct(idle, .99))
-	fmt.Printf("loaded: %d redirects (%d failed), p50 %v, p99 %v, %d password clients\n", len(loaded), loadedFailed, pct(loaded, .5), pct(loaded, .99), c.attackers)
-	fmt.Printf("p99 loaded/idle: %.2f\n", float64(pct(loaded, .99))/float64(pct(idle, .99)))
+	pace := "as fast as they can"
+	if c.rate > 0 {
+		pace = fmt.Sprintf("%d/s in all", c.rate)
+	}
+	fmt.Printf("%d redirect clients, %s\n", c.clients, pace)
+	fmt.Printf("idle:   %d redirects (%d failed), p50 %v, p99 %v, max %v (load average %s)\n",
+		len(idle), idleFailed, pct(idle, .5), pct(idle, .99), idle[len(idle)-1], idleLoad)
+	fmt.Printf("loaded: %d redirects (%d failed), p50 %v, p99 %v, max %v, %d password clients (load average %s)\n",
+		len(loaded), loadedFailed, pct(loaded, .5), pct(loaded, .99), loaded[len(loaded)-1], c.attackers, loadedLoad)
+	fmt.Printf("p99 loaded-idle: %v, loaded/idle: %.2f\n", pct(loaded, .99)-pct(idle, .99), float64(pct(loaded, .99))/float64(pct(idle, .99)))
 	return nil
 }

@@ -30,6 +30,12 @@ func main() {
 	conns := flag.Int("conns", 20000, "idle-conns: connections to open")
 	attackers := flag.Int("attackers", 50, "password: clients posting wrong passwords, each from its own loopback address")
 	duration := flag.Duration("duration", 10*time.Second, "password: length of each measured phase")
+	clients := flag.Int("clients", 8, "password: clients fetching redirects")
+	rate := flag.Int("rate", 0, "password: redirects per second over all -clients, on a fixed schedule (latency counted from when each was due); 0: each client as fast as it can")
+	serverSession := flag.Bool("server-session", false, "-load: start the server in a session (autogroup) of its own, apart from the load generator's threads")
+	serverBin := flag.String("server-bin", "", "-load: the server's binary, e.g. a redirect-bench built from another tree (default: this one)")
+	serverCPUs := flag.String("server-cpus", "", "-load: pin the server to these CPUs (taskset -c list; its GOMAXPROCS follows), e.g. 0 with the load generator on 1")
+	pwConcurrency := flag.Int("password-concurrency", 0, "the server's --redirect-password-concurrency (0: its default)")
 	freePorts := flag.Int("free-ports", 0, "print this many free loopback ports, one a line, and exit (hack/bench-redirect.sh picks its listeners with it)")
 	flag.Parse()
 	if *freePorts > 0 {
@@ -40,7 +46,8 @@ func main() {
 		return
 	}
 	if *load != "" {
-		if err := runLoad(*load, loadConfig{addr: *addr, host: *host, links: *n, conns: *conns, attackers: *attackers, duration: *duration}); err != nil {
+		if err := runLoad(*load, loadConfig{addr: *addr, host: *host, links: *n, conns: *conns, attackers: *attackers, duration: *duration,
+			clients: *clients, rate: *rate, passwordConcurrency: *pwConcurrency, serverSession: *serverSession, serverCPUs: *serverCPUs, serverBin: *serverBin}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -77,6 +84,9 @@ func main() {
 
 	o := redirect.DefaultOptions()
 	o.BindAddress = *addr
+	if *pwConcurrency > 0 {
+		o.PasswordConcurrency = *pwConcurrency
+	}
 	srv, err := redirect.NewServer(o, ix)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -85,6 +95,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go collectOnSignal()
+	go reportRuntimeOnSignal()
 	if err := srv.Start(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

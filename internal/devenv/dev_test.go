@@ -26,6 +26,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/devenv"
 	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 var testScheme = kurzscheme.Scheme
@@ -36,6 +37,7 @@ const serviceAccountUser = "system:serviceaccount:default:kurz-admin"
 // concurrent start and a SIGKILL, and checks that the data directory keeps
 // objects and tokens and that no control plane process is ever left behind.
 func TestDev(t *testing.T) {
+	testenv.Kurz(t)                                    // every step runs it; skipped under -short
 	dataDir := filepath.Join(t.TempDir(), "kurz data") // a space, to keep paths honest
 	ctx := t.Context()
 	// Should a step fail with children left over, do not leak them.

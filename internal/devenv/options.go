@@ -58,7 +58,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 func (o Options) Validate() error {
 	var errs []error
 	if o.DataDir == "" {
-		errs = append(errs, errors.New("data-dir must not be empty"))
+		errs = append(errs, errors.New("--data-dir must not be empty"))
 	}
 	if o.Out == nil {
 		errs = append(errs, errors.New("devenv: Out must be set (io.Discard for no progress lines)"))

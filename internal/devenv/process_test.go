@@ -38,7 +38,7 @@ func startKurzDev(t *testing.T, dataDir string, extra ...string) *kurzDev {
 		"--redirect-addr", testenv.FreeAddr(t),
 		"--metrics-bind-address", "0",
 	}, extra...)
-	k := &kurzDev{apiURL: "http://" + apiAddr, cmd: exec.Command(kurzBin, args...), out: &testenv.Output{}, done: make(chan struct{})}
+	k := &kurzDev{apiURL: "http://" + apiAddr, cmd: exec.Command(testenv.Kurz(t), args...), out: &testenv.Output{}, done: make(chan struct{})}
 	k.cmd.Dir = t.TempDir() // no ./bin/k8s there: KUBEBUILDER_ASSETS is used
 	k.cmd.Stdout, k.cmd.Stderr = k.out, k.out
 	if err := k.cmd.Start(); err != nil {
@@ -91,7 +91,7 @@ func runKurzDev(t *testing.T, dataDir string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, kurzBin, "dev", "--data-dir", dataDir,
+	cmd := exec.CommandContext(ctx, testenv.Kurz(t), "dev", "--data-dir", dataDir,
 		"--api-addr", testenv.FreeAddr(t),
 		"--redirect-addr", testenv.FreeAddr(t),
 		"--metrics-bind-address", "0")

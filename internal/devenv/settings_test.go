@@ -13,12 +13,14 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/devenv"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestControlPlaneSettings: kube-apiserver keeps no watch cache for Links
 // unless asked to and runs with the GOGC asked for (200 by default), and
 // etcd gets the quota asked for (8 GiB by default).
 func TestControlPlaneSettings(t *testing.T) {
+	testenv.Binaries(t)
 	for _, tt := range []struct {
 		name       string
 		tune       func(*devenv.Options)

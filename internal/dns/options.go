@@ -55,17 +55,17 @@ func (o Options) Validate() error {
 	var errs []error
 	if o.Server != "" {
 		if _, _, err := net.SplitHostPort(o.Server); err != nil {
-			errs = append(errs, fmt.Errorf("dns-server %q: want host:port: %w", o.Server, err))
+			errs = append(errs, fmt.Errorf("--dns-server %q: want host:port: %w", o.Server, err))
 		}
 	}
 	if _, err := ParseTargets(o.Targets); err != nil {
-		errs = append(errs, fmt.Errorf("redirect-target: %w", err))
+		errs = append(errs, fmt.Errorf("--redirect-target: %w", err))
 	}
 	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("dns-timeout must be positive, got %s", o.Timeout))
+		errs = append(errs, fmt.Errorf("--dns-timeout must be positive, got %s", o.Timeout))
 	}
 	if o.ZoneConcurrency < 0 {
-		errs = append(errs, fmt.Errorf("dns-zone-checks must not be negative, got %d", o.ZoneConcurrency))
+		errs = append(errs, fmt.Errorf("--dns-zone-checks must not be negative, got %d", o.ZoneConcurrency))
 	}
 	return errors.Join(errs...)
 }

@@ -12,11 +12,12 @@ import (
 )
 
 // cacheByObject is the cache's per-kind settings: the controllers' (the
-// route controllers read Ingresses or HTTPRoutes and Gateways, Secrets and Certificates in kurz's
-// namespace only) and webhook delivery's (the Secrets labelled for
-// signing, in every namespace), nil when no role needs any. It records in o whether
-// cert-manager is installed, so the controllers built later agree with the
-// cache.
+// route controllers read Ingresses or HTTPRoutes and Gateways, Secrets and
+// Certificates in kurz's namespace only) and webhook delivery's (the
+// Secrets labelled for signing, in every namespace), nil when no role
+// needs any. It sets o.Controllers.CertManager from what it found, so the
+// controllers built later agree with the cache: the composition root's one
+// write to the options it validated.
 func cacheByObject(cfg *rest.Config, o *Options) (map[client.Object]cache.ByObject, error) {
 	by, err := routingByObject(cfg, o)
 	if err != nil || !o.EnableWebhooks {
@@ -37,5 +38,7 @@ func routingByObject(cfg *rest.Config, o *Options) (map[client.Object]cache.ByOb
 	if err != nil {
 		return nil, fmt.Errorf("REST mapper: %w", err)
 	}
-	return o.Controllers.CacheByObject(mapper)
+	byObject, certManager, err := o.Controllers.CacheByObject(mapper)
+	o.Controllers.CertManager = certManager
+	return byObject, err
 }

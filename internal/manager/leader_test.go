@@ -45,6 +45,7 @@ func startLeading(t *testing.T, c *rest.Config, ns string) (Options, *running, s
 // return, but it reconciles nothing; once the Lease is free again it leads
 // and reconciles what it missed.
 func TestLosingTheLeaseStopsOnlyTheControllers(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -106,6 +107,7 @@ func holder(key client.ObjectKey) func(Gomega) string {
 // controllers stopped, and the standby leads and reconciles at once,
 // without waiting for the lease to expire.
 func TestStandbyTakesOverFromAStoppedLeader(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -150,6 +152,7 @@ func TestStandbyTakesOverFromAStoppedLeader(t *testing.T) {
 // serving redirects from memory; when kube-apiserver thaws it leads again
 // and reconciles what changed meanwhile.
 func TestFrozenControlPlaneStopsOnlyTheControllers(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	apiURL, err := url.Parse(cfg.Host)

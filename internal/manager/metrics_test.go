@@ -149,6 +149,7 @@ func stateGauges(samples map[string]float64) map[string]float64 {
 // to kurz-metrics-reader 403, and with one bound to it 200 with the build
 // and the Links and Domains by state, which follow creates and deletes.
 func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -242,6 +243,7 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 // TestMetricsServeTheGivenCertificate: with --metrics-cert-path the server
 // presents that certificate, not a self-signed one of its own.
 func TestMetricsServeTheGivenCertificate(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	dir := t.TempDir()
 	crt, key, err := certutil.GenerateSelfSignedCertKey("kurz-metrics.test", nil, nil)

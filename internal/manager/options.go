@@ -99,8 +99,10 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 }
 
 // Validate rejects options the manager cannot run with, its own and those
-// of the roles it runs; every message names the flag. New calls it, so bad
-// flags are reported before anything starts.
+// of the roles it runs, each once; every message names its flag as typed
+// (--flag). New calls it, so bad flags are reported before anything
+// starts, a bad controllers flag (two ways of routing, say) too, not only
+// when a leader builds the controllers.
 func (o Options) Validate() error {
 	var errs []error
 	if o.EnableControllers {
@@ -117,31 +119,26 @@ func (o Options) Validate() error {
 	}
 	if o.LeaderElect {
 		if o.LeaderElectionID == "" {
-			errs = append(errs, errors.New("leader-election-id must not be empty"))
+			errs = append(errs, errors.New("--leader-election-id must not be empty"))
 		}
 		if o.LeaseDuration <= 0 || o.RenewDeadline <= 0 || o.RetryPeriod <= 0 {
-			errs = append(errs, fmt.Errorf("leader-election-lease-duration (%s), -renew-deadline (%s) and -retry-period (%s) must be positive",
+			errs = append(errs, fmt.Errorf("--leader-election-lease-duration (%s), --leader-election-renew-deadline (%s) and --leader-election-retry-period (%s) must be positive",
 				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod))
 		} else {
 			if o.RenewDeadline >= o.LeaseDuration {
-				errs = append(errs, fmt.Errorf("leader-election-renew-deadline (%s) must be less than leader-election-lease-duration (%s): "+
+				errs = append(errs, fmt.Errorf("--leader-election-renew-deadline (%s) must be less than --leader-election-lease-duration (%s): "+
 					"a leader must give up before a standby may take over", o.RenewDeadline, o.LeaseDuration))
 			}
 			// client-go retries with up to 20% jitter (leaderelection.JitterFactor).
 			if float64(o.RenewDeadline) <= 1.2*float64(o.RetryPeriod) {
-				errs = append(errs, fmt.Errorf("leader-election-renew-deadline (%s) must exceed 1.2 x leader-election-retry-period (%s)",
+				errs = append(errs, fmt.Errorf("--leader-election-renew-deadline (%s) must exceed 1.2 x --leader-election-retry-period (%s)",
 					o.RenewDeadline, o.RetryPeriod))
 			}
 		}
 	}
 	errs = append(errs, o.validateMetricsCert())
-	if o.EnableControllers {
-		// Checked here too, not only when a leader builds the controllers:
-		// a bad flag (two ways of routing, say) stops kurz at start.
-		errs = append(errs, o.Controllers.Validate())
-	}
 	if o.ShutdownDelay < 0 {
-		errs = append(errs, fmt.Errorf("shutdown-delay must not be negative, got %s", o.ShutdownDelay))
+		errs = append(errs, fmt.Errorf("--shutdown-delay must not be negative, got %s", o.ShutdownDelay))
 	}
 	return errors.Join(errs...)
 }
@@ -154,16 +151,16 @@ func (o Options) validateMetricsCert() error {
 		return nil
 	}
 	if !o.MetricsSecure {
-		return errors.New("metrics-cert-path needs metrics-secure")
+		return errors.New("--metrics-cert-path needs --metrics-secure")
 	}
 	var errs []error
 	for _, name := range []string{o.MetricsCertName, o.MetricsCertKey} {
 		if name == "" {
-			errs = append(errs, errors.New("metrics-cert-name and metrics-cert-key must not be empty"))
+			errs = append(errs, errors.New("--metrics-cert-name and --metrics-cert-key must not be empty"))
 			continue
 		}
 		if st, err := os.Stat(filepath.Join(o.MetricsCertPath, name)); err != nil || st.IsDir() {
-			errs = append(errs, fmt.Errorf("metrics-cert-path %s: no file %s", o.MetricsCertPath, name))
+			errs = append(errs, fmt.Errorf("--metrics-cert-path %s: no file %s", o.MetricsCertPath, name))
 		}
 	}
 	return errors.Join(errs...)

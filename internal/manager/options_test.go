@@ -21,17 +21,20 @@ func TestOptionsValidate(t *testing.T) {
 		{"short times for tests", []string{"--leader-elect", "--leader-election-lease-duration=3s",
 			"--leader-election-renew-deadline=2s", "--leader-election-retry-period=500ms"}, ""},
 		{"renew not below lease", []string{"--leader-elect", "--leader-election-lease-duration=10s",
-			"--leader-election-renew-deadline=10s"}, "must be less than leader-election-lease-duration"},
+			"--leader-election-renew-deadline=10s"}, "must be less than --leader-election-lease-duration"},
 		{"retry too close to renew", []string{"--leader-elect", "--leader-election-renew-deadline=2s",
-			"--leader-election-retry-period=2s"}, "must exceed 1.2 x leader-election-retry-period"},
+			"--leader-election-retry-period=2s"}, "must exceed 1.2 x --leader-election-retry-period"},
 		{"zero retry", []string{"--leader-elect", "--leader-election-retry-period=0s"}, "must be positive"},
 		{"times unchecked without election", []string{"--leader-election-retry-period=0s"}, ""},
-		{"empty lease name", []string{"--leader-elect", "--leader-election-id="}, "leader-election-id must not be empty"},
-		{"negative shutdown delay", []string{"--shutdown-delay=-1s"}, "shutdown-delay must not be negative"},
+		{"empty lease name", []string{"--leader-elect", "--leader-election-id="}, "--leader-election-id must not be empty"},
+		{"negative shutdown delay", []string{"--shutdown-delay=-1s"}, "--shutdown-delay must not be negative"},
 		{"no shutdown delay", []string{"--shutdown-delay=0s"}, ""},
 		{"metrics cert files missing", []string{"--metrics-cert-path=" + os.TempDir()}, "no file tls.crt"},
-		{"metrics cert without https", []string{"--metrics-secure=false", "--metrics-cert-path=/x"}, "metrics-cert-path needs metrics-secure"},
+		{"metrics cert without https", []string{"--metrics-secure=false", "--metrics-cert-path=/x"}, "--metrics-cert-path needs --metrics-secure"},
 		{"plain http metrics", []string{"--metrics-secure=false"}, ""},
+		{"a controllers flag", []string{"--link-workers=0"}, "--link-workers (0)"},
+		{"an API flag", []string{"--api-rate-limit=-1"}, "--api-rate-limit must not be negative"},
+		{"a role switched off is not checked", []string{"--controllers=false", "--link-workers=0"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -42,6 +45,7 @@ func TestOptionsValidate(t *testing.T) {
 				g.Expect(err).NotTo(HaveOccurred())
 			} else {
 				g.Expect(err).To(MatchError(ContainSubstring(tc.error)))
+				optionstest.ExpectEachOnce(g, err)
 			}
 		})
 	}

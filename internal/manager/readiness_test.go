@@ -10,6 +10,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestReadyzFollowsCachesAndShutdown checks /readyz of a replica: not ready
@@ -17,6 +19,7 @@ import (
 // have, and not ready as soon as shutdown begins while it still serves for
 // the shutdown delay; then it stops.
 func TestReadyzFollowsCachesAndShutdown(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)

@@ -3,6 +3,7 @@ package optionstest
 import (
 	"flag"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/onsi/gomega"
@@ -29,7 +30,9 @@ func Validate[O interface{ Validate() error }](t *testing.T, defaults func() O, 
 			if tc.Error == "" {
 				g.Expect(o.Validate()).To(gomega.Succeed())
 			} else {
-				g.Expect(o.Validate()).To(gomega.MatchError(gomega.ContainSubstring(tc.Error)))
+				err := o.Validate()
+				g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring(tc.Error)))
+				ExpectEachOnce(g, err)
 			}
 		})
 	}
@@ -41,4 +44,14 @@ func Parse(o interface{ BindFlags(*flag.FlagSet) }, args ...string) error {
 	fs.SetOutput(io.Discard)
 	o.BindFlags(fs)
 	return fs.Parse(args)
+}
+
+// ExpectEachOnce checks that err, errors joined one a line, reports no
+// problem twice: options validated once, at the composition root.
+func ExpectEachOnce(g gomega.Gomega, err error) {
+	seen := map[string]bool{}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		g.Expect(seen[line]).To(gomega.BeFalse(), "reported twice: %s", line)
+		seen[line] = true
+	}
 }

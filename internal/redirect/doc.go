@@ -83,6 +83,9 @@
 // --redirect-trusted-proxies so the visitor is read from X-Forwarded-For, or
 // every visitor shares the ingress's bucket. The bcrypt comparisons are
 // bounded (--redirect-password-concurrency slots, 429 after a second's wait)
-// and run on lowered-priority threads, so password traffic cannot starve the
-// redirects of other links.
+// and run in a worker process whose threads the kernel runs only on CPUs
+// nothing else wants (bcryptproc), so password traffic cannot starve the
+// redirects of other links: a comparison on a goroutine of this process
+// would hold one of its GOMAXPROCS processors, whatever its thread's
+// priority.
 package redirect

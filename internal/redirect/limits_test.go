@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,13 @@ func TestPasswordCheckSlots(t *testing.T) {
 	g.Expect(a.status).To(Equal(http.StatusSeeOther))
 	g.Expect(a.header.Get("Set-Cookie")).To(ContainSubstring(passwordCookie + "="))
 	g.Expect(slots).To(BeEmpty(), "the check gave its slot back")
+
+	// The checks ran in the worker process, which ends with the server.
+	pid := ts.srv.handler.password.bcrypt.Pid()
+	g.Expect(pid).NotTo(BeZero())
+	ts.stop()
+	_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+	g.Expect(os.IsNotExist(err)).To(BeTrue(), "the worker %d is gone", pid)
 }
 
 // TestPasswordLinkLimit: visitors from ever new addresses each get a fresh

@@ -5,11 +5,13 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"html/template"
 	"math"
 	"net/http"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -18,6 +20,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kurz-dev/kurz/internal/redirect/bcryptproc"
 )
 
 const (
@@ -47,10 +51,12 @@ const (
 	// ($2a$31$ would take days). The CRD refuses more; hashes stored before
 	// that rule are refused here, as if the password were wrong.
 	maxBcryptCost = 12
-	// checkNice is the nice value of the threads that run bcrypt: when the
-	// CPUs are contended, the kernel serves the redirect threads first
-	// (nice 10 gets about a tenth of a nice-0 thread's share).
+	// checkNice is the nice value of the threads that run bcrypt in this
+	// process when the worker process cannot (see compare).
 	checkNice = 10
+	// workerFailedLogEvery spaces the log lines of comparisons made here
+	// because the worker failed: a flood would otherwise log each one.
+	workerFailedLogEvery = time.Minute
 )
 
 // passwords serves password-protected links: the form, the check, and the
@@ -62,8 +68,14 @@ type passwords struct {
 	linkAttempts *lru.Cache[string, *rate.Limiter]
 	// checks holds one token per bcrypt comparison running: a check costs
 	// milliseconds to a second of CPU, and unbounded they would starve the
-	// redirects served by the same process.
+	// redirects served on the same machine.
 	checks chan struct{}
+	// bcrypt runs the comparisons in a worker process at the lowest CPU
+	// priority (see internal/redirect/bcryptproc for why not here).
+	bcrypt *bcryptproc.Checker
+	// workerFailedLogged is when a comparison made here because the worker
+	// failed was last logged (unix nanoseconds).
+	workerFailedLogged atomic.Int64
 	// log reports links whose hash is refused; set by Server.Start before
 	// serving.
 	log logr.Logger
@@ -79,7 +91,7 @@ func newPasswords(key []byte, concurrency int) *passwords {
 	l, _ := lru.New[string, *rate.Limiter](attemptEntries)
 	w, _ := lru.New[types.UID, struct{}](1024)
 	return &passwords{key: key, attempts: c, linkAttempts: l, costWarned: w, log: logr.Discard(),
-		checks: make(chan struct{}, concurrency)}
+		checks: make(chan struct{}, concurrency), bcrypt: bcryptproc.New(concurrency, "")}
 }
 
 func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []byte, post bool, now time.Time) outcome {
@@ -143,17 +155,7 @@ func (p *passwords) check(e *Entry, pw []byte) (ok, checked bool) {
 		}
 	}
 	defer func() { <-p.checks }()
-	done := make(chan bool, 1)
-	go func() {
-		// A thread of its own, at a lower priority. The goroutine exits
-		// locked, so the runtime ends the thread with it and the lowered
-		// priority never reaches another goroutine. A thread start costs
-		// microseconds; the comparison, milliseconds to a quarter second.
-		runtime.LockOSThread()
-		lowerThreadPriority()
-		done <- p.matches(e, pw)
-	}()
-	return <-done, true
+	return p.matches(e, pw), true
 }
 
 // matches reports whether pw is the link's password. A hash costlier than
@@ -175,8 +177,39 @@ func (p *passwords) matches(e *Entry, pw []byte) bool {
 		}
 		return false
 	}
-	return bcrypt.CompareHashAndPassword(hash, pw) == nil
+	return p.compare(hash, pw)
 }
+
+// compare runs the bcrypt comparison in the worker process. Should the
+// worker fail to start or die, it compares here instead, as kurz did before
+// the worker (logged, at most once a minute): on a thread of its own at
+// nice 10, which still holds one of the runtime's processors while it runs.
+func (p *passwords) compare(hash, pw []byte) bool {
+	ok, err := p.bcrypt.Compare(hash, pw)
+	switch {
+	case err == nil:
+		return ok
+	case errors.Is(err, bcryptproc.ErrTooLong):
+		return false // longer than any bcrypt hash, or than the form allows
+	}
+	now := time.Now().UnixNano()
+	if last := p.workerFailedLogged.Load(); now-last >= int64(workerFailedLogEvery) && p.workerFailedLogged.CompareAndSwap(last, now) {
+		p.log.Error(err, "password check: the bcrypt worker process failed; comparing in this process, where it slows the redirects")
+	}
+	done := make(chan bool, 1)
+	go func() {
+		// A thread of its own, at a lower priority. The goroutine exits
+		// locked, so the runtime ends the thread with it and the lowered
+		// priority never reaches another goroutine.
+		runtime.LockOSThread()
+		lowerThreadPriority()
+		done <- bcrypt.CompareHashAndPassword(hash, pw) == nil
+	}()
+	return <-done
+}
+
+// close ends the worker process.
+func (p *passwords) close() { _ = p.bcrypt.Close() }
 
 // take takes a token from key's bucket in limiters (burst, then one per
 // period). It returns 0 when one was left, else how long until the next one.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/redirect/bcryptproc"
 )
 
 func postPassword(t *testing.T, base, host, path, password string, hdr map[string]string) answer {
@@ -149,6 +151,26 @@ func TestCostlyHashRefused(t *testing.T) {
 		g.Expect(l).NotTo(ContainSubstring(string(costly)[7:]))
 		g.Expect(l).NotTo(ContainSubstring(cost31[7:]))
 	}
+}
+
+// TestPasswordWorkerFails: when the bcrypt worker process cannot run, the
+// comparison is made in this process, with the same answers, and logged at
+// most once a minute.
+func TestPasswordWorkerFails(t *testing.T) {
+	g := NewWithT(t)
+	var logged []string
+	p := newPasswords([]byte("k"), 1)
+	p.bcrypt = bcryptproc.New(1, filepath.Join(t.TempDir(), "no-such-binary"))
+	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
+	e := &Entry{uid: "u", entryRare: &entryRare{passwordHash: bcryptHash(t, "right horse")}, ref: &objRef{namespace: "ns", name: "l"}, clicks: &clicks{}}
+	for range 3 {
+		g.Expect(p.matches(e, []byte("right horse"))).To(BeTrue())
+		g.Expect(p.matches(e, []byte("wrong"))).To(BeFalse())
+	}
+	g.Expect(p.bcrypt.Pid()).To(BeZero())
+	g.Expect(logged).To(HaveLen(1))
+	g.Expect(logged[0]).To(ContainSubstring("bcrypt worker process failed"))
+	g.Expect(logged[0]).To(ContainSubstring("no-such-binary"))
 }
 
 // TestPasswordAttemptsConcurrent: attempts sent at once cannot outrun the

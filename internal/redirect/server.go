@@ -92,6 +92,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.ready.Store(true)
 	s.handler.password.log = log
+	defer s.handler.password.close() // its worker process, if a password was checked
 	if len(s.o.TrustedProxies) == 0 {
 		log.Info("no --redirect-trusted-proxies: password attempts are limited per TCP peer; behind an ingress every visitor shares the ingress's limit")
 	}

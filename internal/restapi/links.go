@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
@@ -46,7 +45,7 @@ func (s *server) createLink(w http.ResponseWriter, r *http.Request, c *caller) e
 
 // createLinkObject creates the Link under a name generated from its key.
 func (s *server) createLinkObject(ctx context.Context, l *kurzv1alpha1.Link) error {
-	l.GenerateName = linkNamePrefix(l.Spec.Key)
+	l.GenerateName = kurzv1alpha1.LinkNamePrefix(l.Spec.Key)
 	if err := s.client.Create(ctx, l); err != nil {
 		return fmt.Errorf("create link: %w", err)
 	}
@@ -153,23 +152,6 @@ func hashPassword(p optional[string]) (*string, error) {
 	}
 	h := string(b)
 	return &h, nil
-}
-
-var nameUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)
-
-// linkNamePrefix is the GenerateName of a link: its key made a valid object
-// name ("Summer_Sale" -> "summer-sale-"), so `kubectl get links` is
-// readable; kube-apiserver appends a random suffix.
-func linkNamePrefix(key string) string {
-	name := nameUnsafe.ReplaceAllString(strings.ToLower(key), "-")
-	name = strings.Trim(name, "-")
-	if len(name) > 40 {
-		name = strings.TrimRight(name[:40], "-")
-	}
-	if name == "" {
-		name = "link"
-	}
-	return name + "-"
 }
 
 // listURL is the absolute URL of a list endpoint: --api-public-url when

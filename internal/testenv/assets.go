@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"testing"
 )
 
 // errNoControlPlane is the one message every suite gives when it cannot
@@ -28,4 +29,19 @@ func Assets() (string, error) {
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Binaries is the first line of a test that runs etcd or kube-apiserver
+// itself (not through Main's suite): it returns Assets, fails t without
+// them, and skips t under -short, as Need does.
+func Binaries(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs kube-apiserver and etcd: runs in `make test`, not under -short")
+	}
+	dir, err := Assets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

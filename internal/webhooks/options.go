@@ -55,11 +55,11 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 func (o Options) Validate() error {
 	var errs []error
 	if o.QueueBytes < 64<<10 || o.QueueBytes > 1<<30 {
-		errs = append(errs, fmt.Errorf("webhook-queue-bytes must be between 65536 and 1073741824, got %d", o.QueueBytes))
+		errs = append(errs, fmt.Errorf("--webhook-queue-bytes must be between 65536 and 1073741824, got %d", o.QueueBytes))
 	}
 	if o.DNSServer != "" {
 		if _, _, err := net.SplitHostPort(o.DNSServer); err != nil {
-			errs = append(errs, fmt.Errorf("webhook-dns-server %q: want host:port: %w", o.DNSServer, err))
+			errs = append(errs, fmt.Errorf("--webhook-dns-server %q: want host:port: %w", o.DNSServer, err))
 		}
 	}
 	if o.CAFile != "" {
@@ -81,10 +81,10 @@ func (o Options) certPool() (*x509.CertPool, error) {
 	}
 	pem, err := os.ReadFile(o.CAFile)
 	if err != nil {
-		return nil, fmt.Errorf("webhook-ca-file: %w", err)
+		return nil, fmt.Errorf("--webhook-ca-file: %w", err)
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("webhook-ca-file %s: no PEM certificate in it", o.CAFile)
+		return nil, fmt.Errorf("--webhook-ca-file %s: no PEM certificate in it", o.CAFile)
 	}
 	return pool, nil
 }

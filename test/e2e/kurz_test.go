@@ -33,7 +33,7 @@ type kurzDev struct {
 func startKurzDev(t testing.TB, dataDir, apiAddr, redirectAddr string, extra ...string) *kurzDev {
 	t.Helper()
 	k := &kurzDev{dataDir: dataDir, apiAddr: apiAddr, redirectAddr: redirectAddr, log: &bytes.Buffer{}, done: make(chan error, 1)}
-	k.cmd = exec.Command(kurzBin, append([]string{"dev",
+	k.cmd = exec.Command(kurzBin(t), append([]string{"dev",
 		"--data-dir", dataDir,
 		"--api-addr", apiAddr,
 		"--redirect-addr", redirectAddr,

@@ -3,9 +3,9 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -18,43 +18,15 @@ import (
 const flushInterval = time.Second
 
 var (
-	kurzBin    string
 	kubectlBin string
 	dev        *kurzDev
 )
 
+// TestMain builds and starts nothing: every test here runs bin/kurz
+// (testenv.Kurz builds it at the first, and skips under -short, as the
+// whole package then is).
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	assets, err := testenv.Assets()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	kubectlBin = filepath.Join(assets, "kubectl")
-
-	tmp, err := os.MkdirTemp("", "kurz-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-
-	// Build kurz with `make build` itself (its flags and version stamp),
-	// into the temp dir so tests never race a developer's own build. The
-	// caller's MAKEFLAGS (a make test's) stay out of it.
-	root := testenv.RepoRoot()
-	kurzBin = filepath.Join(tmp, "kurz")
-	build := exec.Command("make", "--no-print-directory", "build", "BIN="+tmp)
-	build.Dir = root
-	build.Env = append(os.Environ(), "MAKEFLAGS=", "MFLAGS=")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build kurz:", err)
-		return 1
-	}
+	flag.Parse()
 	code := m.Run()
 	if dev != nil {
 		_ = dev.cmd.Process.Signal(syscall.SIGTERM)
@@ -63,7 +35,16 @@ func run(m *testing.M) int {
 		}
 		os.RemoveAll(dev.dataDir)
 	}
-	return code
+	testenv.RemoveKurz()
+	os.Exit(code)
+}
+
+// kurzBin is bin/kurz (testenv.Kurz), and kubectl beside the control plane.
+func kurzBin(t testing.TB) string {
+	t.Helper()
+	bin := testenv.Kurz(t)
+	kubectlBin = filepath.Join(testenv.Binaries(t), "kubectl")
+	return bin
 }
 
 // devT starts the shared kurz dev on first use. Tests in this package run one

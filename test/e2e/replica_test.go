@@ -57,7 +57,7 @@ func (r *replica) start(t testing.TB) {
 	t.Helper()
 	r.log = &testenv.Output{}
 	r.done = make(chan struct{})
-	r.cmd = exec.Command(kurzBin, "manager",
+	r.cmd = exec.Command(kurzBin(t), "manager",
 		"--leader-elect", "--leader-election-namespace", "default",
 		"--leader-election-lease-duration", leaseDuration.String(),
 		"--leader-election-renew-deadline", renewDeadline.String(),

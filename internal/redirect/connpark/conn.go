@@ -44,8 +44,8 @@ type conn struct {
 	bell       chan wakeReason // wakes the goroutine waiting in Server.wait
 	prev, next *conn
 	list       *connList
-	deadline   int64 // unix nanoseconds: closed if still waiting or parked then
-	lingerEnd  int64 // unix nanoseconds: parked if still waiting then
+	deadline   int64 // on the deadline clock (clock.go): closed if still waiting or parked then
+	lingerEnd  int64 // on the deadline clock: parked if still waiting then
 }
 
 // connState is who holds a connection.
@@ -56,6 +56,11 @@ const (
 	stWaiting                  // its goroutine waits for the next request (Server.waiting)
 	stParking                  // its goroutine was told to end (linger over)
 	stParked                   // no goroutine (Server.fresh or Server.idle)
+	// stClosing: taken off its list by the sweep, Shutdown or the poller,
+	// without a goroutine, and released by whoever took it once the lock is
+	// free. The poller ignores its events: it is in no list, and nothing
+	// serves it again.
+	stClosing
 )
 
 // wakeReason is what a waiting goroutine is woken for.
@@ -194,6 +199,7 @@ func (c *conn) release() error {
 	if c.list != nil {
 		c.list.remove(c)
 	}
+	c.state = stClosing
 	c.s.mu.Unlock()
 	err := c.TCPConn.Close()
 	c.s.forget(c)

@@ -13,42 +13,27 @@ import "time"
 // asked, and earlier by at most half the timeout, so a timeout fires after
 // between half and all of its duration, as asked.
 //
-// Deadlines are unix nanoseconds (0: none), a third of a time.Time's size:
-// they are part of every open connection's memory.
+// Deadlines are on the deadline clock (clock.go), 0 for none.
 type deadlines struct {
 	readWant, readSet   int64
 	writeWant, writeSet int64
 }
 
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromUnixNano(ns int64) time.Time {
-	if ns == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, ns)
-}
-
 // SetDeadline is fasthttp's; the socket follows at the next read and write.
 func (c *conn) SetDeadline(t time.Time) error {
-	c.dl.readWant, c.dl.writeWant = unixNano(t), unixNano(t)
+	c.dl.readWant, c.dl.writeWant = monoAt(t), monoAt(t)
 	return nil
 }
 
 // SetReadDeadline is fasthttp's; the socket follows at the next read.
 func (c *conn) SetReadDeadline(t time.Time) error {
-	c.dl.readWant = unixNano(t)
+	c.dl.readWant = monoAt(t)
 	return nil
 }
 
 // SetWriteDeadline is fasthttp's; the socket follows at the next write.
 func (c *conn) SetWriteDeadline(t time.Time) error {
-	c.dl.writeWant = unixNano(t)
+	c.dl.writeWant = monoAt(t)
 	return nil
 }
 
@@ -69,7 +54,7 @@ func (c *conn) syncRead(want int64, timeout time.Duration) error {
 	if closeEnough(c.dl.readSet, want, timeout) {
 		return nil
 	}
-	if err := c.TCPConn.SetReadDeadline(fromUnixNano(want)); err != nil {
+	if err := c.TCPConn.SetReadDeadline(monoTime(want)); err != nil {
 		return err
 	}
 	c.dl.readSet = want
@@ -82,7 +67,7 @@ func (c *conn) syncWrite() error {
 	if closeEnough(c.dl.writeSet, c.dl.writeWant, c.s.srv.WriteTimeout) {
 		return nil
 	}
-	if err := c.TCPConn.SetWriteDeadline(fromUnixNano(c.dl.writeWant)); err != nil {
+	if err := c.TCPConn.SetWriteDeadline(monoTime(c.dl.writeWant)); err != nil {
 		return err
 	}
 	c.dl.writeSet = c.dl.writeWant

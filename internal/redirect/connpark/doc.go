@@ -39,7 +39,9 @@
 // first request after the read timeout, an idle keep-alive one after the
 // idle timeout, both counted from the end of the last answer (or the
 // accept) and fired up to a second late. A peer that closes while its
-// connection waits wakes it; it reads EOF and closes.
+// connection waits wakes it; it reads EOF and closes. Every deadline is
+// counted on Go's monotonic clock (clock.go): a step of the wall clock
+// neither closes the parked connections early nor keeps them open late.
 //
 // Since Serve replaces fasthttp's accept loop, it enforces the connection
 // caps itself for the connection's whole life, parked or served: past

@@ -146,6 +146,7 @@ func (s *Server) pollLoop() {
 			case stParked:
 				c.list.remove(c)
 				if events[i].Events&(unix.EPOLLHUP|unix.EPOLLERR) != 0 || s.closing.Load() {
+					c.state = stClosing
 					gone = append(gone, c) // reset or fully closed: nothing left to answer
 					continue
 				}
@@ -155,6 +156,9 @@ func (s *Server) pollLoop() {
 				c.ready.Store(true)
 				s.wg.Add(1)
 				spawn = append(spawn, c)
+			case stClosing:
+				// Being released by the sweep or Shutdown, which took it
+				// off its list: nothing to wake, nothing to serve.
 			default: // served, or parking: read at its next request boundary
 				c.ready.Store(true)
 			}
@@ -192,7 +196,7 @@ func (s *Server) wait(c *conn) wakeReason {
 	if c.served {
 		timeout = s.o.IdleTimeout
 	}
-	now := time.Now().UnixNano()
+	now := monoNow()
 	s.mu.Lock()
 	if c.ready.Load() || s.closing.Load() {
 		s.mu.Unlock()
@@ -245,8 +249,8 @@ func (s *Server) sweepLoop() {
 		select {
 		case <-s.stopSweep:
 			return
-		case now := <-t.C:
-			s.sweep(now.UnixNano())
+		case now := <-t.C: // a time with a monotonic reading
+			s.sweep(monoAt(now))
 		}
 	}
 }
@@ -256,27 +260,31 @@ func (s *Server) sweepLoop() {
 // connections past their timeout. Every list is in deadline order: its
 // connections entered it in time order with the same timeout.
 func (s *Server) sweep(now int64) {
-	var told []*conn
-	var expired []*conn
+	var park, closeWaiting, expired []*conn
 	s.mu.Lock()
 	for c := s.waiting.head; c != nil && c.lingerEnd <= now; c = s.waiting.head {
 		s.waiting.remove(c)
-		c.state = stParking
-		told = append(told, c)
+		if c.deadline <= now {
+			c.state = stRunning // its goroutine closes it
+			closeWaiting = append(closeWaiting, c)
+		} else {
+			c.state = stParking
+			park = append(park, c)
+		}
 	}
 	for _, l := range []*connList{&s.fresh, &s.idle} {
 		for c := l.head; c != nil && c.deadline <= now; c = l.head {
 			l.remove(c)
+			c.state = stClosing
 			expired = append(expired, c)
 		}
 	}
 	s.mu.Unlock()
-	for _, c := range told {
-		if c.deadline <= now {
-			c.bell <- wakeClose
-		} else {
-			c.bell <- wakePark
-		}
+	for _, c := range park {
+		c.bell <- wakePark
+	}
+	for _, c := range closeWaiting {
+		c.bell <- wakeClose
 	}
 	for _, c := range expired {
 		_ = c.release()

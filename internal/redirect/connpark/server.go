@@ -244,12 +244,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		var waiting, parked []*conn
 		for c := s.waiting.head; c != nil; c = s.waiting.head {
 			s.waiting.remove(c)
-			c.state = stRunning
+			c.state = stRunning // its goroutine closes it
 			waiting = append(waiting, c)
 		}
 		for _, l := range []*connList{&s.fresh, &s.idle} {
 			for c := l.head; c != nil; c = l.head {
 				l.remove(c)
+				c.state = stClosing
 				parked = append(parked, c)
 			}
 		}

@@ -1,0 +1,113 @@
+package analytics
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReferrerHost(t *testing.T) {
+	long := "https://" + strings.Repeat("a", 300) + ".example/"
+	for in, want := range map[string]string{
+		"":                                     "",
+		"https://www.Google.com/search?q=x":    "google.com",
+		"https://t.co/abc":                     "t.co",
+		"http://user:pw@Example.ORG:8080/p":    "example.org",
+		"https://news.ycombinator.com.":        "news.ycombinator.com",
+		"android-app://com.google.android.gm/": "com.google.android.gm",
+		"https://[2001:db8::1]:443/x":          "2001:db8::1",
+		"not a url":                            "",
+		"/relative/path":                       "",
+		"https://example.com#frag":             "example.com",
+		"https://example.com?x=1":              "example.com",
+		long:                                   strings.Repeat("a", MaxReferrerLen),
+	} {
+		if got := ReferrerHost(in); got != want {
+			t.Errorf("ReferrerHost(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMergeUTM(t *testing.T) {
+	link := UTMOfURL("https://shop.example/p?utm_source=newsletter&utm_medium=email&x=1#top")
+	if link != (UTM{Source: "newsletter", Medium: "email"}) {
+		t.Fatalf("UTMOfURL = %+v", link)
+	}
+	for _, tc := range []struct {
+		query string
+		want  UTM
+	}{
+		{"", UTM{Source: "newsletter", Medium: "email"}},
+		{"utm_source=twitter", UTM{Source: "twitter", Medium: "email"}},
+		{"utm_campaign=spring%20sale&ref=x", UTM{Source: "newsletter", Medium: "email", Campaign: "spring sale"}},
+		{"utm_source=", UTM{Medium: "email"}}, // the visitor's empty value wins, as in the redirect
+		{"utm_source=a&utm_source=b", UTM{Source: "a", Medium: "email"}},
+		{"%75tm_source=esc", UTM{Source: "esc", Medium: "email"}},
+		{"utm_source=%zz", UTM{Source: "%zz", Medium: "email"}},
+		{"utm_medium=" + strings.Repeat("m", 300), UTM{Source: "newsletter", Medium: strings.Repeat("m", MaxUTMLen)}},
+	} {
+		if got := MergeUTM(tc.query, link); got != tc.want {
+			t.Errorf("MergeUTM(%q) = %+v, want %+v", tc.query, got, tc.want)
+		}
+	}
+}
+
+func TestNormalizeCountry(t *testing.T) {
+	for in, want := range map[string]string{"DE": "DE", "de": "DE", "xx": "", "T1": "", "D": "", "DEU": "", "1A": "", "": ""} {
+		if got := NormalizeCountry(in); got != want {
+			t.Errorf("NormalizeCountry(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAggregator(t *testing.T) {
+	t0 := time.Date(2025, 5, 1, 10, 0, 5, 0, time.UTC)
+	l := LinkRef{UID: "u", Namespace: "ns"}
+	a := NewAggregator(4)
+	a.Add(Event{Time: t0, Link: l, Visitor: 1, Country: "DE"})
+	a.Add(Event{Time: t0.Add(50 * time.Second), Link: l, Visitor: 1, Country: "DE"}) // same minute
+	a.Add(Event{Time: t0.Add(time.Minute), Link: l, Visitor: 1, Country: "DE"})      // next minute
+	a.Add(Event{Time: t0, Link: l, Visitor: 2, Country: "DE", Clicks: 3})            // another visitor
+	a.Add(Event{Time: t0, Link: l, Visitor: 1, Country: "FR"})                       // another dimension
+	if a.Len() != 4 || a.Clicks() != 7 {
+		t.Fatalf("Len %d Clicks %d, want 4 and 7", a.Len(), a.Clicks())
+	}
+	b := a.Take("w-1")
+	if b.ID != "w-1" || len(b.Events) != 4 || b.Events[0].Clicks != 2 || !b.Events[0].Time.Equal(t0.Truncate(time.Minute)) {
+		t.Fatalf("batch %+v", b)
+	}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if a.Len() != 0 || a.Clicks() != 0 {
+		t.Fatalf("Take left %d events", a.Len())
+	}
+	a.Add(Event{Time: t0, Link: l})
+	if len(b.Events) != 4 {
+		t.Fatal("the taken batch shares the aggregator's storage")
+	}
+}
+
+func TestBatchValidate(t *testing.T) {
+	ok := Event{Time: time.Unix(1e9, 0), Link: LinkRef{UID: "u", Namespace: "ns"}, Clicks: 1}
+	for name, mut := range map[string]func(e *Event){
+		"time":      func(e *Event) { e.Time = time.Time{} },
+		"uid":       func(e *Event) { e.Link.UID = "" },
+		"namespace": func(e *Event) { e.Link.Namespace = "" },
+		"device":    func(e *Event) { e.Device = 9 },
+		"clicks":    func(e *Event) { e.Clicks = 0 },
+		"country":   func(e *Event) { e.Country = "de" },
+		"referrer":  func(e *Event) { e.Referrer = strings.Repeat("r", MaxReferrerLen+1) },
+		"utm":       func(e *Event) { e.UTMCampaign = strings.Repeat("c", MaxUTMLen+1) },
+	} {
+		e := ok
+		mut(&e)
+		b := Batch{ID: "w-1", Events: []Event{ok, e}}
+		if err := b.Validate(); err == nil {
+			t.Errorf("%s: a bad event passed", name)
+		}
+	}
+	if err := (&Batch{Events: []Event{ok}}).Validate(); err == nil {
+		t.Error("a batch without id passed")
+	}
+}

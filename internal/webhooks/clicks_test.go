@@ -14,6 +14,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/scheme"
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
@@ -54,6 +55,7 @@ type clickBody struct {
 // that identifies the visitor; clicks on a Link the selector leaves out
 // are not sent.
 func TestClicksAreBatched(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	rc := newReceiver(t)

@@ -13,6 +13,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestRetryKeepsTheID: a receiver that answers 500 and then 200 gets the
@@ -20,6 +21,7 @@ import (
 // Webhook reads DeliveryFailing in between only if its figures were
 // written then, and Subscribed after.
 func TestRetryKeepsTheID(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	rc := newReceiver(t)
@@ -58,6 +60,7 @@ func TestRetryKeepsTheID(t *testing.T) {
 // status then says its deliveries fail (DeliveryFailing: a timeout), once
 // its timeout has passed.
 func TestHangingReceiverDelaysNoOther(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	slow, fast := newReceiver(t), newReceiver(t)
@@ -93,6 +96,7 @@ func TestHangingReceiverDelaysNoOther(t *testing.T) {
 // Webhook's status once (the figures' first write); the next write may
 // come 30 s later at the earliest.
 func TestStatusIsWrittenAtMostEvery30s(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	rc := newReceiver(t)
@@ -143,6 +147,7 @@ func k8sWatch(ctx context.Context, ns, rv string) (watch.Interface, error) {
 // TestLinkSelector: a Webhook with a linkSelector gets the events of the
 // Links it selects (by label, and by any of its tags) and no others.
 func TestLinkSelector(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	rc := newReceiver(t)

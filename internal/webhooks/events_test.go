@@ -27,6 +27,7 @@ import (
 // that an HTTPS receiver gets each, signed, with the API's object as data
 // and the deterministic id.
 func TestEveryEventType(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	dns := dnstest.Start(t)

@@ -11,6 +11,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
+	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
@@ -27,6 +28,7 @@ import (
 // Each event is counted once per id, as a receiver deduplicating by
 // webhook-id would.
 func TestLeaderChange(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	dns := dnstest.Start(t)

@@ -11,6 +11,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestRefusedTargets: with loopback not allowed (kurz manager's default),
@@ -19,6 +20,7 @@ import (
 // receiver gets nothing; so are Services without
 // --webhook-allow-cluster-services and Services of another namespace.
 func TestRefusedTargets(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	rc := newReceiver(t)
@@ -64,6 +66,7 @@ func TestRefusedTargets(t *testing.T) {
 // (DNS rebinding) is refused by the dialer, which checks the address it
 // connects to; the receiver gets nothing and the Webhook turns Stalled.
 func TestRebindingIsRefusedAtConnect(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	rc := newReceiver(t)

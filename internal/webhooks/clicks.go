@@ -11,34 +11,20 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
-// LinkRef names the Link of a click.
-type LinkRef struct {
-	UID             types.UID
-	Namespace, Name string
-	Domain, Key     string
-}
-
-// Click is one visit that followed a Link, with the analytics dimensions
-// of the visitor (empty: unknown). It holds nothing that identifies the
-// visitor: no address, no User-Agent, no visitor hash.
-type Click struct {
-	Time time.Time
-	Link LinkRef
-	// Device is desktop, mobile, tablet, bot or other.
-	Device, OS, Browser string
-	// Country is ISO 3166-1 alpha-2, upper case.
-	Country string
-	// Referrer is the referring page's host only.
-	Referrer                          string
-	UTMSource, UTMMedium, UTMCampaign string
-}
+// A click is an analytics.Event: the redirect's capture enriches it once
+// (User-Agent classes, referrer host, UTM values), off the request
+// goroutine, and both the analytics store and link.clicked take it. The
+// payload carries its dimensions and count, never Visitor (a hash of the
+// visitor's address and User-Agent).
 
 // ClickSink takes the clicks of a redirect server. Clicked never blocks:
-// a click that finds the inbox full is dropped and counted.
+// a click that finds the inbox full is dropped and counted. The Event is
+// copied; the caller may reuse it.
 type ClickSink interface {
-	Clicked(Click)
+	Clicked(*analytics.Event)
 }
 
 // Batching of link.clicked: a request carries up to maxBatch clicks, and
@@ -50,9 +36,9 @@ const (
 )
 
 // Clicked hands a click to the link.clicked batches; it never blocks.
-func (d *Dispatcher) Clicked(c Click) {
+func (d *Dispatcher) Clicked(e *analytics.Event) {
 	select {
-	case d.clicks <- c:
+	case d.clicks <- *e:
 	default:
 		dropped.WithLabelValues(dropClicksFull).Inc()
 	}
@@ -82,7 +68,7 @@ func (d *Dispatcher) batchClicks(ctx context.Context) {
 	}
 }
 
-func (d *Dispatcher) addClick(ctx context.Context, c Click, filling map[*sender]struct{}) {
+func (d *Dispatcher) addClick(ctx context.Context, c analytics.Event, filling map[*sender]struct{}) {
 	var link *kurzv1alpha1.Link
 	looked := false
 	for _, w := range d.webhooksOf(c.Link.Namespace) {
@@ -115,13 +101,13 @@ func (d *Dispatcher) addClick(ctx context.Context, c Click, filling map[*sender]
 
 // cachedLink is the cache's Link of ref (read only), nil when it is gone
 // or another object now has its name.
-func (d *Dispatcher) cachedLink(ref LinkRef) *kurzv1alpha1.Link {
+func (d *Dispatcher) cachedLink(ref analytics.LinkRef) *kurzv1alpha1.Link {
 	obj, ok, err := d.links.GetByKey(ref.Namespace + "/" + ref.Name)
 	if err != nil || !ok {
 		return nil
 	}
 	l, ok := obj.(*kurzv1alpha1.Link)
-	if !ok || l.UID != ref.UID {
+	if !ok || string(l.UID) != ref.UID {
 		return nil
 	}
 	return l
@@ -130,7 +116,7 @@ func (d *Dispatcher) cachedLink(ref LinkRef) *kurzv1alpha1.Link {
 // sendBatch queues s's batch and starts a new one.
 func (d *Dispatcher) sendBatch(ctx context.Context, s *sender) {
 	batch := s.batch
-	s.batch = make([]Click, 0, len(batch))
+	s.batch = make([]analytics.Event, 0, len(batch))
 	if len(batch) == 0 {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/scheme"
 	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/webhooks"
@@ -84,15 +85,17 @@ func TestClicksAreBatched(t *testing.T) {
 		g.Expect(cached.Get(ctx, client.ObjectKeyFromObject(wh), got)).To(Succeed())
 		g.Expect(got.Spec.LinkSelector).NotTo(BeNil())
 	}, timeout, poll).Should(Succeed())
-	ref := func(l *kurzv1alpha1.Link) webhooks.LinkRef {
-		return webhooks.LinkRef{UID: l.UID, Namespace: ns, Name: l.Name, Domain: "go.test", Key: l.Spec.Key}
+	ref := func(l *kurzv1alpha1.Link) analytics.LinkRef {
+		return analytics.LinkRef{UID: string(l.UID), Namespace: ns, Name: l.Name, Domain: "go.test", Key: l.Spec.Key}
 	}
 	now := time.Now().UTC()
+	e := &analytics.Event{Link: ref(promo), Visitor: 0xfeedface, Device: analytics.DeviceMobile, OS: "iOS", Browser: "Safari",
+		Country: "DE", Referrer: "news.example", UTMSource: "newsletter", Clicks: 1}
 	for i := range 250 {
-		d.Clicked(webhooks.Click{Time: now.Add(time.Duration(i) * time.Millisecond), Link: ref(promo),
-			Device: "mobile", OS: "iOS", Browser: "Safari", Country: "DE", Referrer: "news.example", UTMSource: "newsletter"})
+		e.Time = now.Add(time.Duration(i) * time.Millisecond)
+		d.Clicked(e) // copied: e is reused
 		if i%25 == 0 {
-			d.Clicked(webhooks.Click{Time: now, Link: ref(other), Device: "desktop"})
+			d.Clicked(&analytics.Event{Time: now, Link: ref(other), Device: analytics.DeviceDesktop, Clicks: 1})
 		}
 	}
 	total := func(g Gomega) int {
@@ -121,7 +124,11 @@ func TestClicksAreBatched(t *testing.T) {
 			g.Expect(c).To(HaveKeyWithValue("utm_source", "newsletter"))
 			g.Expect(c).To(HaveKeyWithValue("utm_medium", BeNil()))
 			g.Expect(c["link"]).To(HaveKeyWithValue("id", string(promo.UID)))
+			g.Expect(c).To(HaveKeyWithValue("count", BeNumerically("==", 1)))
 			g.Expect(c).NotTo(HaveKey("ip"))
+			g.Expect(c).NotTo(HaveKey("visitor"))
+			g.Expect(string(r.body)).NotTo(ContainSubstring("feedface"))
+			g.Expect(string(r.body)).NotTo(ContainSubstring("4276993775"), "the visitor hash, in decimal")
 		}
 	}
 	g.Expect(reqs[0].id).NotTo(Equal(reqs[1].id))

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
 // Sizes of the dispatcher's two inboxes. Whoever hands it an event (a
@@ -62,7 +63,7 @@ type Dispatcher struct {
 	senders map[types.UID]*sender
 
 	changes chan Change
-	clicks  chan Click
+	clicks  chan analytics.Event
 
 	// leading is true while this replica leads (Lead runs).
 	leading atomic.Bool
@@ -110,7 +111,7 @@ func New(mgr ctrl.Manager, o Options) (*Dispatcher, error) {
 		now:     time.Now, statusInterval: statusInterval,
 		senders: map[types.UID]*sender{},
 		changes: make(chan Change, changesInbox),
-		clicks:  make(chan Click, clicksInbox),
+		clicks:  make(chan analytics.Event, clicksInbox),
 	}, nil
 }
 

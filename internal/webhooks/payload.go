@@ -5,6 +5,7 @@ import (
 	"time"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/restapi"
 	"github.com/kurz-dev/kurz/internal/timestamps"
 )
@@ -48,11 +49,14 @@ type clicksData struct {
 
 // clickView is one click in a link.clicked payload: when, which link, and
 // the analytics dimensions; never the visitor's address or anything that
-// identifies the visitor. Unknown dimensions are null.
+// identifies the visitor. Unknown dimensions are null. count is how many
+// identical clicks in that second it stands for (1 unless the capture
+// aggregated them).
 type clickView struct {
 	Timestamp   string    `json:"timestamp"`
+	Count       int64     `json:"count"`
 	Link        clickLink `json:"link"`
-	Device      *string   `json:"device"`
+	Device      string    `json:"device"`
 	OS          *string   `json:"os"`
 	Browser     *string   `json:"browser"`
 	Country     *string   `json:"country"`
@@ -70,16 +74,17 @@ type clickLink struct {
 	Link   string `json:"link"`
 }
 
-func newClickView(c *Click) clickView {
+func newClickView(e *analytics.Event) clickView {
 	return clickView{
-		Timestamp: formatTime(c.Time),
+		Timestamp: formatTime(e.Time),
+		Count:     max(e.Clicks, 1),
 		Link: clickLink{
-			ID: string(c.Link.UID), Domain: c.Link.Domain, Key: c.Link.Key,
-			Link: "https://" + c.Link.Domain + "/" + c.Link.Key,
+			ID: e.Link.UID, Domain: e.Link.Domain, Key: e.Link.Key,
+			Link: "https://" + e.Link.Domain + "/" + e.Link.Key,
 		},
-		Device: orNull(c.Device), OS: orNull(c.OS), Browser: orNull(c.Browser), Country: orNull(c.Country),
-		Referrer:  orNull(c.Referrer),
-		UTMSource: orNull(c.UTMSource), UTMMedium: orNull(c.UTMMedium), UTMCampaign: orNull(c.UTMCampaign),
+		Device: e.Device.String(), OS: orNull(e.OS), Browser: orNull(e.Browser), Country: orNull(e.Country),
+		Referrer:  orNull(e.Referrer),
+		UTMSource: orNull(e.UTMSource), UTMMedium: orNull(e.UTMMedium), UTMCampaign: orNull(e.UTMCampaign),
 	}
 }
 
@@ -92,7 +97,7 @@ func orNull(s string) *string {
 
 // clicksBody is the JSON body of a link.clicked batch; its timestamp is
 // the first click's.
-func clicksBody(batch []Click) ([]byte, error) {
+func clicksBody(batch []analytics.Event) ([]byte, error) {
 	views := make([]clickView, len(batch))
 	for i := range batch {
 		views[i] = newClickView(&batch[i])

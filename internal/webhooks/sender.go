@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
 // sender delivers one Webhook's events on this replica: its own queue,
@@ -29,7 +31,7 @@ type sender struct {
 
 	// batch is the link.clicked batch being filled; only the dispatcher's
 	// clicks loop touches it.
-	batch      []Click
+	batch      []analytics.Event
 	batchStart time.Time
 	batchSeq   uint64
 }

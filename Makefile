@@ -150,6 +150,11 @@ bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light)
 bench-analytics: ## Load CLICKS (10000000) clicks over 90 days in 10000 links into the SQLite analytics store; print ingest, bytes per click and query latencies. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-analytics -clicks $(or $(CLICKS),10000000) $(ARGS)
 
+.PHONY: bench-webhooks
+bench-webhooks: control-plane ## Webhook figures: signing, payload and controller cost; link.clicked deliveries of 100000 clicks over 10000 links to a local HTTPS receiver; the memory bound with a hanging receiver.
+	$(GO) test -run '^$$' -bench 'Sign|Payload|ControllerCost|Clicked' -benchtime 1s -benchmem ./internal/webhooks/
+	$(GO) test -run '^$$' -bench 'WebhookClickDeliveries|WebhookMemoryBound' -benchtime $(BENCH_TIME) -timeout 30m ./internal/webhooks/
+
 .PHONY: bench-scale
 bench-scale: control-plane build ## Load N links (100000) into kurz dev's control plane, start kurz manager, print serve/settle times, RSS, API and redirect figures. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-scale -n $(or $(N),100000) -kurz $(BIN)/kurz $(ARGS)

@@ -81,8 +81,8 @@ func (o *devOptions) complete() {
 	if len(o.manager.API.TokenAudiences) > 0 {
 		o.env.TokenAudience = o.manager.API.TokenAudiences[0]
 	}
-	if o.manager.Redirect.ClickSpool == "" {
-		o.manager.Redirect.ClickSpool = filepath.Join(o.env.DataDir, "clicks.spool")
+	if o.manager.Redirect.Clicks.Spool == "" {
+		o.manager.Redirect.Clicks.Spool = filepath.Join(o.env.DataDir, "clicks.spool")
 	}
 	// The manager listens only once the control plane is up: etcd and
 	// kube-apiserver must not take its ports meanwhile.

@@ -61,9 +61,9 @@ func TestParseDevFlags(t *testing.T) {
 func TestDevSpoolsClicksIntoDataDir(t *testing.T) {
 	g := NewWithT(t)
 	c := mustParseDevFlags(t, []string{"--data-dir", "/x"})
-	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/x/clicks.spool"))
+	g.Expect(c.manager.Redirect.Clicks.Spool).To(Equal("/x/clicks.spool"))
 	c = mustParseDevFlags(t, []string{"--data-dir", "/x", "--click-spool", "/y/s"})
-	g.Expect(c.manager.Redirect.ClickSpool).To(Equal("/y/s"))
+	g.Expect(c.manager.Redirect.Clicks.Spool).To(Equal("/y/s"))
 }
 
 // TestDevMetricsSecureByDefault: kurz dev serves metrics over HTTPS with
@@ -107,10 +107,10 @@ func TestDevGatewayFlags(t *testing.T) {
 	g.Expect(c.manager.Controllers.Gateway.Backend.PortNumber).To(Equal(int32(8081)))
 
 	for want, args := range map[string][]string{
-		"ingress-class and gateway-class/gateway are exclusive": {"--gateway-class", "example", "--ingress-class", "nginx"},
-		"gateway-class and gateway are exclusive":               {"--gateway-class", "example", "--gateway", "infra/shared"},
-		"want NAMESPACE/NAME":                                   {"--gateway", "shared"},
-		"needs the Service's port number":                       {"--gateway-backend", "kurz-redirect:http"},
+		"--ingress-class and --gateway-class/--gateway are exclusive": {"--gateway-class", "example", "--ingress-class", "nginx"},
+		"--gateway-class and --gateway are exclusive":                 {"--gateway-class", "example", "--gateway", "infra/shared"},
+		"want NAMESPACE/NAME":                                         {"--gateway", "shared"},
+		"needs the Service's port number":                             {"--gateway-backend", "kurz-redirect:http"},
 	} {
 		_, err := parseDevFlags(args)
 		g.Expect(err).To(MatchError(ContainSubstring(want)), "%q", args)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 )
@@ -16,64 +19,199 @@ type apiFigure struct {
 	p50, p99 time.Duration
 }
 
-// measureAPI times the first, middle and last page of the link list and a
-// show, one request at a time.
-func measureAPI(ctx context.Context, c config, m *managerProc, token string, r *results) error {
-	base := "http://" + m.api + "/api/v1/links"
-	get := func(url string) ([]byte, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// apiClient calls kurz's API with the dev token.
+type apiClient struct {
+	ctx   context.Context
+	base  string // http://host:port/api/v1
+	token string
+}
+
+// call sends body (JSON, when not nil) and returns the answer's body; any
+// status but 200 is an error.
+func (a apiClient) call(method, path string, body any) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, err
 		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Accept", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, err := io.ReadAll(resp.Body)
-		if err == nil && resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("GET %s: %s: %s", url, resp.Status, b)
-		}
-		return b, err
+		rd = bytes.NewReader(b)
 	}
-	first, err := get(base + "?page=1")
+	req, err := http.NewRequestWithContext(a.ctx, method, a.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s %s: %s: %.300s", method, path, resp.Status, b)
+	}
+	return b, err
+}
+
+// listPage is what the figures read of a list answer.
+type listPage struct {
+	Meta struct {
+		LastPage int `json:"last_page"`
+		Total    int `json:"total"`
+	} `json:"meta"`
+	Data []struct {
+		ID string `json:"id"`
+	} `json:"data"`
+}
+
+func (a apiClient) list(path string) (listPage, error) {
+	var p listPage
+	b, err := a.call(http.MethodGet, path, nil)
+	if err == nil {
+		err = json.Unmarshal(b, &p)
+	}
+	return p, err
+}
+
+// time runs samples requests made by next (i counts from 0) one at a time
+// and adds their p50 and p99 to r.
+func (a apiClient) time(r *results, name string, samples int, next func(i int) (method, path string, body any)) error {
+	lat := make([]time.Duration, 0, samples)
+	for i := range samples {
+		method, path, body := next(i)
+		start := time.Now()
+		if _, err := a.call(method, path, body); err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	r.api = append(r.api, apiFigure{name: name, p50: pctl(lat, 0.50), p99: pctl(lat, 0.99)})
+	return nil
+}
+
+// measureAPI times, one request at a time: the first, middle and last page
+// of the link list and a show; filters, sorts and a search (first and
+// last page of each); a lookup by domain and key; the tags; and bulk
+// requests of 100 links. It first tags 1 000 links through the bulk API
+// (the loaded links have no tags), and deletes what it created.
+func measureAPI(ctx context.Context, c config, m *managerProc, token string, r *results) error {
+	a := apiClient{ctx: ctx, base: "http://" + m.api + "/api/v1", token: token}
+	get := func(path string) func(int) (string, string, any) {
+		return func(int) (string, string, any) { return http.MethodGet, path, nil }
+	}
+	first, err := a.list("/links?page=1")
 	if err != nil {
 		return err
 	}
-	var page struct {
-		Meta struct {
-			LastPage int `json:"last_page"`
-		} `json:"meta"`
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(first, &page); err != nil {
-		return fmt.Errorf("page 1: %w", err)
-	}
-	if len(page.Data) == 0 {
+	if len(first.Data) == 0 {
 		return fmt.Errorf("page 1 is empty")
 	}
-	for _, t := range []struct{ name, url string }{
-		{"list page 1", base + "?page=1"},
-		{fmt.Sprintf("list page %d (middle)", page.Meta.LastPage/2), fmt.Sprintf("%s?page=%d", base, max(page.Meta.LastPage/2, 1))},
-		{fmt.Sprintf("list page %d (last)", page.Meta.LastPage), fmt.Sprintf("%s?page=%d", base, page.Meta.LastPage)},
-		{"show", base + "/" + page.Data[0].ID},
+	last, middle := first.Meta.LastPage, max(first.Meta.LastPage/2, 1)
+	for _, t := range []struct{ name, path string }{
+		{"list page 1", "/links?page=1"},
+		{fmt.Sprintf("list page %d (middle)", middle), fmt.Sprintf("/links?page=%d", middle)},
+		{fmt.Sprintf("list page %d (last)", last), fmt.Sprintf("/links?page=%d", last)},
+		{"show", "/links/" + first.Data[0].ID},
 	} {
-		lat := make([]time.Duration, 0, c.apiSamples)
-		for range c.apiSamples {
-			start := time.Now()
-			if _, err := get(t.url); err != nil {
+		if err := a.time(r, t.name, c.apiSamples, get(t.path)); err != nil {
+			return err
+		}
+	}
+
+	if err := tagLinks(a, r, min(1000, c.n)); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		"tag=bench-tag", "sort=key", "sort=-clicks", "sort=last_click", "state=active",
+		"exclude_tag=bench-tag&sort=updated_at", "search=4242", "search=4242&sort=key",
+	} {
+		p, err := a.list("/links?" + q)
+		if err != nil {
+			return err
+		}
+		for _, page := range []int{1, p.Meta.LastPage} {
+			name := fmt.Sprintf("links?%s page %d of %d (%d links)", q, page, p.Meta.LastPage, p.Meta.Total)
+			if err := a.time(r, name, c.apiSamples, get(fmt.Sprintf("/links?%s&page=%d", q, page))); err != nil {
 				return err
 			}
-			lat = append(lat, time.Since(start))
 		}
-		slices.Sort(lat)
-		r.api = append(r.api, apiFigure{name: t.name, p50: pctl(lat, 0.50), p99: pctl(lat, 0.99)})
 	}
-	return nil
+	rng := rand.New(rand.NewPCG(1, 2))
+	if err := a.time(r, "lookup by domain and key", c.apiSamples, func(int) (string, string, any) {
+		return http.MethodGet, "/links/lookup?" + url.Values{"domain": {host}, "key": {linkKey(rng.IntN(c.n))}}.Encode(), nil
+	}); err != nil {
+		return err
+	}
+	if err := a.time(r, "tags", c.apiSamples, get("/tags?sort=count")); err != nil {
+		return err
+	}
+	return bulkCreateDelete(a, r, 5)
+}
+
+// tagLinks adds the tag bench-tag to n links (the first pages of the
+// list) with bulk updates of 100, timing them.
+func tagLinks(a apiClient, r *results, n int) error {
+	var ids []string
+	for page := 1; len(ids) < n; page++ {
+		p, err := a.list(fmt.Sprintf("/links?page=%d", page))
+		if err != nil {
+			return err
+		}
+		if len(p.Data) == 0 {
+			break
+		}
+		for _, d := range p.Data {
+			ids = append(ids, d.ID)
+		}
+	}
+	ids = ids[:min(n, len(ids))]
+	batches := (len(ids) + 99) / 100
+	return a.time(r, fmt.Sprintf("bulk update of 100 links (add a tag; %d requests)", batches), batches, func(i int) (string, string, any) {
+		return http.MethodPatch, "/links/bulk", map[string]any{"ids": ids[i*100 : min(len(ids), i*100+100)], "add_tags": []string{"bench-tag"}}
+	})
+}
+
+// bulkCreateDelete times rounds bulk creates of 100 new links, then the
+// bulk deletes of them.
+func bulkCreateDelete(a apiClient, r *results, rounds int) error {
+	ids := make([][]string, rounds)
+	err := a.time(r, fmt.Sprintf("bulk create of 100 links (%d requests)", rounds), rounds, func(i int) (string, string, any) {
+		items := make([]map[string]any, 100)
+		for j := range items {
+			items[j] = map[string]any{"domain": host, "key": fmt.Sprintf("bulk-%d-%d", i, j),
+				"url": fmt.Sprintf("https://www.example.com/bulk/%d/%d", i, j), "tags": []string{"bench-bulk"}}
+		}
+		return http.MethodPost, "/links/bulk", items
+	})
+	if err != nil {
+		return err
+	}
+	var all []string
+	for page := 1; ; page++ {
+		p, err := a.list(fmt.Sprintf("/links?tag=bench-bulk&sort=key&page=%d", page))
+		if err != nil {
+			return err
+		}
+		if len(p.Data) == 0 {
+			break
+		}
+		for _, d := range p.Data {
+			all = append(all, d.ID)
+		}
+	}
+	if len(all) != rounds*100 {
+		return fmt.Errorf("bulk creates: %d links tagged bench-bulk, want %d", len(all), rounds*100)
+	}
+	for i := range rounds {
+		ids[i] = all[i*100 : i*100+100]
+	}
+	return a.time(r, fmt.Sprintf("bulk delete of 100 links (%d requests)", rounds), rounds, func(i int) (string, string, any) {
+		return http.MethodDelete, "/links/bulk", map[string]any{"ids": ids[i]}
+	})
 }
 
 func pctl(sorted []time.Duration, p float64) time.Duration {

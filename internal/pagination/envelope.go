@@ -49,6 +49,14 @@ const (
 // possibly past the end) of a list of total items whose page items are data.
 // path is the absolute URL of the list endpoint without query.
 func Build[T any](path string, page, total int, data []T) Envelope[T] {
+	return BuildWithQuery(path, "", page, total, data)
+}
+
+// BuildWithQuery is Build for a list narrowed by query parameters: query
+// (encoded, without page) goes into every page URL before page, as
+// Laravel's withQueryString writes it, so "next" stays in the same result;
+// meta.path stays the bare endpoint (the contract's "base URL").
+func BuildWithQuery[T any](path, query string, page, total int, data []T) Envelope[T] {
 	if page < 1 {
 		page = 1
 	}
@@ -59,7 +67,11 @@ func Build[T any](path string, page, total int, data []T) Envelope[T] {
 		data = []T{} // the contract's data is an array, never null
 	}
 	last := lastPage(total)
-	url := func(n int) string { return path + "?page=" + strconv.Itoa(n) }
+	prefix := path + "?"
+	if query != "" {
+		prefix += query + "&"
+	}
+	url := func(n int) string { return prefix + "page=" + strconv.Itoa(n) }
 
 	var prev, next *string
 	if page > 1 {

@@ -159,6 +159,26 @@ func TestBuildJSON(t *testing.T) {
 		`"path":"` + testPath + `","per_page":25,"to":null,"total":0}}`))
 }
 
+// A narrowed list carries its query in every page URL, page last, while
+// meta.path stays the bare endpoint.
+func TestBuildWithQuery(t *testing.T) {
+	g := NewWithT(t)
+	q := "tag=a&tag=b&sort=-clicks"
+	env := BuildWithQuery[int](testPath, q, 2, 3*PerPage, []int{1})
+	at := func(n int) string { return testPath + "?" + q + "&page=" + strconv.Itoa(n) }
+	g.Expect(env.Links.First).To(Equal(at(1)))
+	g.Expect(env.Links.Last).To(Equal(at(3)))
+	g.Expect(*env.Links.Prev).To(Equal(at(1)))
+	g.Expect(*env.Links.Next).To(Equal(at(3)))
+	g.Expect(env.Meta.Path).To(Equal(testPath))
+	var urls []string
+	for _, l := range env.Meta.Links {
+		urls = append(urls, *l.URL)
+	}
+	g.Expect(urls).To(Equal([]string{at(1), at(1), at(2), at(3), at(3)}))
+	g.Expect(BuildWithQuery[int](testPath, "", 1, 0, nil)).To(Equal(Build[int](testPath, 1, 0, nil)))
+}
+
 func TestWindow(t *testing.T) {
 	cases := []struct {
 		last, current int

@@ -52,24 +52,37 @@ func NewIndex[T client.Object](createdAt func(T) time.Time) *Index[T] {
 
 // Register feeds the index from an informer's add, update and delete events.
 func (ix *Index[T]) Register(informer EventSource) error {
+	return Register[T](informer, ix)
+}
+
+// Sink is what informer events feed: an Index, or another index kept
+// beside one.
+type Sink[T client.Object] interface {
+	Upsert(obj T)
+	Delete(obj T)
+}
+
+// Register feeds sinks, in order, from one handler of an informer's add,
+// update and delete events. Each handler of an informer runs on its own
+// goroutine, at its own pace; sinks fed by one handler see every event at
+// the same time, so a writer waiting for the last of them (see
+// internal/visibility) finds the write in all of them.
+func Register[T client.Object](informer EventSource, sinks ...Sink[T]) error {
+	each := func(obj any, f func(Sink[T], T)) {
+		if o, ok := obj.(T); ok {
+			for _, s := range sinks {
+				f(s, o)
+			}
+		}
+	}
 	_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if o, ok := obj.(T); ok {
-				ix.Upsert(o)
-			}
-		},
-		UpdateFunc: func(_, obj any) {
-			if o, ok := obj.(T); ok {
-				ix.Upsert(o)
-			}
-		},
+		AddFunc:    func(obj any) { each(obj, Sink[T].Upsert) },
+		UpdateFunc: func(_, obj any) { each(obj, Sink[T].Upsert) },
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			if o, ok := obj.(T); ok {
-				ix.Delete(o)
-			}
+			each(obj, Sink[T].Delete)
 		},
 	})
 	if err != nil {

@@ -180,6 +180,38 @@ func TestIndexRegister(t *testing.T) {
 	g.Expect(total).To(BeZero())
 }
 
+// recordingSink remembers the events it was fed, and what ix held then.
+type recordingSink struct {
+	ix     *Index[*kurzv1alpha1.Link]
+	events []string
+}
+
+func (r *recordingSink) Upsert(l *kurzv1alpha1.Link) {
+	_, total := r.ix.Page("a", 0, 0)
+	r.events = append(r.events, fmt.Sprintf("upsert %s (index holds %d)", l.UID, total))
+}
+
+func (r *recordingSink) Delete(l *kurzv1alpha1.Link) {
+	r.events = append(r.events, "delete "+string(l.UID))
+}
+
+// Sinks registered together see every event, in their order: one fed
+// before the index has each event before the index does.
+func TestRegisterSinks(t *testing.T) {
+	g := NewWithT(t)
+	ix := NewIndex(createdAt)
+	rec := &recordingSink{ix: ix}
+	inf := &fakeInformer{}
+	g.Expect(Register[*kurzv1alpha1.Link](inf, rec, ix)).To(Succeed())
+	inf.h.OnAdd(link("a", "u1", 10, 1), true)
+	inf.h.OnUpdate(link("a", "u1", 10, 1), link("a", "u1", 30, 3))
+	inf.h.OnAdd("not a link", false)
+	inf.h.OnDelete(toolscache.DeletedFinalStateUnknown{Key: "a/l-u1", Obj: link("a", "u1", 30, 3)})
+	g.Expect(rec.events).To(Equal([]string{"upsert u1 (index holds 0)", "upsert u1 (index holds 1)", "delete u1"}))
+	_, total := ix.Page("a", 0, 25)
+	g.Expect(total).To(BeZero())
+}
+
 // TestIndexRandom checks the tree against a sorted reference through many
 // random inserts, moves and deletes, which exercise splits, merges and
 // root changes.

@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
+	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
 func clicksOf(t *testing.T, ns, name string) int64 {
@@ -39,6 +40,7 @@ func hammer(t *testing.T, base, host, path string, n int) {
 }
 
 func TestClicksFromTwoReplicas(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns, l := oneLink(t, "clicks.test", nil)
@@ -68,10 +70,11 @@ func TestClicksFromTwoReplicas(t *testing.T) {
 }
 
 func TestFinalFlushOnShutdown(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, _ := oneLink(t, "final.test", nil)
 	o := testOptions()
-	o.ClickFlushInterval = time.Hour // only the final flush writes
+	o.Clicks.FlushInterval = time.Hour // only the final flush writes
 	ts := startServer(t, o)
 	g.Eventually(func() int { return do(t, "HEAD", ts.base, "final.test", "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 	hammer(t, ts.base, "final.test", "/k", 7)
@@ -84,6 +87,7 @@ func TestFinalFlushOnShutdown(t *testing.T) {
 // low --click-flush-qps is; the QPS limiter would have let only about
 // burst+qps*timeout of them through before the deadline.
 func TestFinalFlushManyLinks(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	createDomain(t, ns, "d", "finalmany.test", nil)
@@ -92,8 +96,8 @@ func TestFinalFlushManyLinks(t *testing.T) {
 		createLink(t, ns, fmt.Sprintf("l%d", i), "finalmany.test", fmt.Sprintf("k%d", i), "https://dest.example/", nil)
 	}
 	o := testOptions()
-	o.ClickFlushInterval = time.Hour // only the final flush writes
-	o.ClickFlushQPS = 5
+	o.Clicks.FlushInterval = time.Hour // only the final flush writes
+	o.Clicks.FlushQPS = 5
 	o.ShutdownTimeout = 15 * time.Second // 5 + 5*15 = 80 links at 5 QPS
 	ts := startServer(t, o)
 	last := fmt.Sprintf("/k%d", links-1)
@@ -116,6 +120,7 @@ func TestFinalFlushManyLinks(t *testing.T) {
 }
 
 func TestAPIServerOutage(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, _ := oneLink(t, "outage.test", nil)
 	ts := startServer(t, testOptions())
@@ -131,9 +136,9 @@ func TestAPIServerOutage(t *testing.T) {
 	}()
 	// Redirects keep working from memory; clicks pile up, at least one flush
 	// fails meanwhile.
-	failuresBefore := counterValue(flushFailures)
+	failuresBefore := flushFailures(g)
 	hammer(t, ts.base, "outage.test", "/k", 20)
-	g.Eventually(func() float64 { return counterValue(flushFailures) }, 30*time.Second).Should(BeNumerically(">", failuresBefore))
+	g.Eventually(func() float64 { return flushFailures(g) }, 30*time.Second).Should(BeNumerically(">", failuresBefore))
 	hammer(t, ts.base, "outage.test", "/k", 20)
 
 	g.Expect(env.ControlPlane.APIServer.Start()).To(Succeed())
@@ -148,92 +153,75 @@ func TestAPIServerOutage(t *testing.T) {
 	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, time.Second).Should(Equal(int64(41)))
 }
 
-// flakyStatus wraps a client so the next status patch fails as a timeout
-// would, after (applied) or without reaching the API server.
-type flakyStatus struct {
-	client.Client
-	mu            sync.Mutex
-	fail, applied bool
-}
-
-func (f *flakyStatus) failNext(applied bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.fail, f.applied = true, applied
-}
-
-func (f *flakyStatus) Status() client.SubResourceWriter {
-	return flakyWriter{f.Client.Status(), f}
-}
-
-type flakyWriter struct {
-	client.SubResourceWriter
-	f *flakyStatus
-}
-
-func (w flakyWriter) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-	w.f.mu.Lock()
-	fail, applied := w.f.fail, w.f.applied
-	w.f.fail = false
-	w.f.mu.Unlock()
-	if !fail {
-		return w.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+// TestTwoReplicasFrozenAPIServer: two replicas click one Link while the API
+// server takes their patches without answering; when it resumes it applies
+// one and rejects the other (same resourceVersion). Both settle, and the
+// Link ends with exactly the clicks made.
+func TestTwoReplicasFrozenAPIServer(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	ns, frozenHost := namespaceWithDomain(t, "frozen.test")
+	createLink(t, ns, "l", frozenHost, "k", "https://dest.example/", nil)
+	pa, pb := apiproxy.New(t, cfg), apiproxy.New(t, cfg)
+	o := testOptions()
+	a, b := startServerOn(t, pa.Config(), o), startServerOn(t, pb.Config(), o)
+	for _, ts := range []*testServer{a, b} {
+		g.Eventually(func() int { return do(t, "HEAD", ts.base, frozenHost, "/k", nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 	}
-	if applied {
-		if err := w.SubResourceWriter.Patch(ctx, obj, patch, opts...); err != nil {
-			return err
-		}
+	pa.SetMode(apiproxy.Hold)
+	pb.SetMode(apiproxy.Hold)
+	hammer(t, a.base, frozenHost, "/k", 30)
+	hammer(t, b.base, frozenHost, "/k", 20)
+	g.Eventually(pa.Parked, 30*time.Second).Should(BeNumerically(">", 0))
+	g.Eventually(pb.Parked, 30*time.Second).Should(BeNumerically(">", 0))
+	hammer(t, a.base, frozenHost, "/k", 10) // counted while frozen, written later
+
+	// Resume: the parked patches arrive, in whatever order; the replicas
+	// settle theirs and write the rest.
+	codes := append(pa.Release(t), pb.Release(t)...)
+	g.Expect(codes).To(ContainElement(http.StatusOK))
+	pa.SetMode(apiproxy.Pass)
+	pb.SetMode(apiproxy.Pass)
+	g.Eventually(func() int64 { return clicksOf(t, ns, "l") }, 30*time.Second).Should(Equal(int64(60)))
+	// Patches parked after the release (resends, new writes) arrive too late.
+	for _, code := range append(pa.Release(t), pb.Release(t)...) {
+		g.Expect(code).To(Equal(http.StatusConflict))
 	}
-	return &url.Error{Op: "Patch", URL: "https://kube-apiserver/", Err: context.DeadlineExceeded}
+	g.Consistently(func() int64 { return clicksOf(t, ns, "l") }, 2*time.Second).Should(Equal(int64(60)))
+	var l kurzv1alpha1.Link
+	g.Expect(k8s.Get(context.Background(), keyOf(ns, "l"), &l)).To(Succeed())
+	g.Expect(l.Status.ClickWriters).To(HaveLen(2))
 }
 
-// TestUnknownOutcomeNotCountedTwice: a click patch that timed out after the
-// API server applied it is not added again by the next flush; one that never
-// arrived is.
-func TestUnknownOutcomeNotCountedTwice(t *testing.T) {
-	ctx := context.Background()
-	ns := newNamespace(t)
-	for _, tt := range []struct {
-		name    string
-		applied bool
-	}{{"applied", true}, {"not applied", false}} {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			name := strings.ReplaceAll(tt.name, " ", "-")
-			l := createLink(t, ns, name, "unsure.test", name, "https://dest.example/", nil)
-			// A status write by someone else (a controller) between the two
-			// flushes changes resourceVersion, not the clicks.
-			q := &clickQueue{}
-			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
-			flaky := &flakyStatus{Client: k8s}
-			f := newFlusher(q, flaky, k8s, 100)
-
-			for range 3 {
-				c.click(time.Now().UnixNano())
-			}
-			flaky.failNext(tt.applied)
-			_, failed := f.flush(ctx, false)
-			g.Expect(failed).To(Equal(1))
-			want := int64(0)
-			if tt.applied {
-				want = 3
-			}
-			g.Expect(clicksOf(t, ns, name)).To(Equal(want))
-
-			g.Expect(k8s.Get(ctx, keyOf(ns, name), l)).To(Succeed())
-			l.Status.ObservedGeneration = 1
-			g.Expect(k8s.Status().Update(ctx, l)).To(Succeed())
-
-			_, failed = f.flush(ctx, false) // no new clicks: only settles
-			g.Expect(failed).To(BeZero())
-			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(3)))
-
-			c.click(time.Now().UnixNano())
-			c.click(time.Now().UnixNano())
-			_, failed = f.flush(ctx, false)
-			g.Expect(failed).To(BeZero())
-			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(5)))
-			g.Expect(f.unsure).To(BeEmpty())
-		})
+// TestClicksSpooledAcrossARestart: the server runs the click Writer's
+// lifecycle around serving. A replica stopped while kube-apiserver is
+// unreachable spools its clicks once it drained, and the next start
+// replays them before it serves: each is counted once. (Package clicks
+// tests the spool itself.)
+func TestClicksSpooledAcrossARestart(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	ns, host := twoLinks(t, "restart.test")
+	p := apiproxy.New(t, cfg)
+	o := testOptions()
+	o.Clicks.FlushInterval = time.Hour // only the final flush writes
+	o.Clicks.Spool = filepath.Join(t.TempDir(), "clicks.spool")
+	o.ShutdownTimeout = 3 * time.Second
+	a := startServerOn(t, p.Config(), o)
+	for _, k := range []string{"k1", "k2"} {
+		g.Eventually(func() int { return do(t, "HEAD", a.base, host, "/"+k, nil).status }, 30*time.Second).Should(Equal(http.StatusFound))
 	}
+	hammer(t, a.base, host, "/k1", 5)
+	hammer(t, a.base, host, "/k2", 3)
+
+	p.SetMode(apiproxy.Down)
+	a.stop()
+	g.Expect(o.Clicks.Spool).To(BeAnExistingFile(), "spooled")
+	g.Expect(twoLinksClicks(t, ns)()).To(Equal([]int64{0, 0}))
+
+	o.Clicks.FlushInterval = 200 * time.Millisecond
+	startServer(t, o) // replays
+	g.Eventually(twoLinksClicks(t, ns), 30*time.Second).Should(Equal([]int64{5, 3}))
+	g.Eventually(func() string { return o.Clicks.Spool }, 30*time.Second).ShouldNot(BeAnExistingFile())
+	g.Consistently(twoLinksClicks(t, ns), time.Second).Should(Equal([]int64{5, 3}))
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func TestTrustedProxiesFlag(t *testing.T) {
@@ -26,6 +28,7 @@ func TestTrustedProxiesFlag(t *testing.T) {
 // TestPasswordLimitBehindProxy: behind a trusted proxy every visitor has a
 // bucket of their own (IPv6 visitors share one per /64).
 func TestPasswordLimitBehindProxy(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	oneLink(t, "proxy.test", withPassword(t, "right horse"))
 	o := testOptions()

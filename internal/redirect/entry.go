@@ -3,18 +3,18 @@ package redirect
 import (
 	"net/url"
 	"strings"
-	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
+	"github.com/kurz-dev/kurz/internal/redirect/clicks"
 )
 
 // Entry is what the redirect handler needs of a Link, and nothing more: the
 // index holds one per Link, never the object itself, to keep memory per link
 // small. Entries are immutable once built; a change to the Link builds a new
-// one (sharing its clicks).
+// one (sharing its click Slot).
 type Entry struct {
 	// url is the link's URL as the cache holds it (shared, not copied)
 	// and urlUTM what its utm_* parameters add ("?utm_source=x" or
@@ -28,10 +28,11 @@ type Entry struct {
 	// noRare, so an Entry is 80 bytes, not 128.
 	*entryRare
 	uid types.UID
-	// ref names the Link (in the index's record of it), for its counter
+	// ref names the Link (in the index's record of it), for its clicks
 	// and log lines.
-	ref    *objRef
-	clicks *clicks
+	ref *objRef
+	// slot counts its clicks; every Entry of the Link's uid shares it.
+	slot *clicks.Slot
 }
 
 // entryRare is the part of an Entry most links leave empty. ios and
@@ -45,60 +46,14 @@ type entryRare struct {
 // never written.
 var noRare = &entryRare{}
 
-// clicks is where the clicks of one Link (one uid) are counted. Every Entry
-// built for the Link shares it, so no click is lost to an edit. Its counter
-// is made at the first click: most links are not clicked between two
-// starts of a replica, and a counter is 80 bytes to this 16.
-type clicks struct {
-	c atomic.Pointer[counter]
-	q *clickQueue
-}
-
-// counter returns the clicks' counter, made for e's Link if there is none
-// yet.
-func (cs *clicks) counter(e *Entry) *counter {
-	if c := cs.c.Load(); c != nil {
-		return c
+// newEntry builds the Entry of l, named by ref, sharing slot (the click
+// Slot of the previous Entry of the same uid) when given, else with a new
+// Slot of q.
+func newEntry(l *kurzv1alpha1.Link, ref *objRef, slot *clicks.Slot, q *clicks.Queue) *Entry {
+	if slot == nil {
+		slot = q.NewSlot()
 	}
-	c := &counter{uid: e.uid, namespace: e.ref.namespace, name: e.ref.name, q: cs.q}
-	if cs.c.CompareAndSwap(nil, c) {
-		return c
-	}
-	return cs.c.Load()
-}
-
-// click counts one click of e's Link at now.
-func (e *Entry) click(now int64) { e.clicks.counter(e).click(now) }
-
-// counter counts the clicks of one Link (one uid) between flushes. It outlives
-// the Entry it was made for when the Link changes, so no click is lost to an
-// edit.
-type counter struct {
-	uid             types.UID
-	namespace, name string
-	n               atomic.Int64
-	last            atomic.Int64 // unix nanoseconds of the latest click
-	queued          atomic.Bool  // in the flush queue already
-	q               *clickQueue
-}
-
-// click counts one click at now. Only the first click after a flush takes the
-// queue's lock; the rest are two atomic operations.
-func (c *counter) click(now int64) {
-	c.n.Add(1)
-	c.last.Store(now)
-	if !c.queued.Load() && c.queued.CompareAndSwap(false, true) {
-		c.q.push(c)
-	}
-}
-
-// newEntry builds the Entry of l, named by ref, sharing cs (the clicks of
-// the previous Entry of the same uid) when given.
-func newEntry(l *kurzv1alpha1.Link, ref *objRef, cs *clicks, q *clickQueue) *Entry {
-	if cs == nil {
-		cs = &clicks{q: q}
-	}
-	e := &Entry{uid: l.UID, ref: ref, clicks: cs, entryRare: noRare}
+	e := &Entry{uid: l.UID, ref: ref, slot: slot, entryRare: noRare}
 	utm := utmPairs(l.Spec.UTM)
 	e.url, e.urlUTM = splitUTM(string(l.Spec.URL), utm)
 	var r entryRare
@@ -121,6 +76,11 @@ func newEntry(l *kurzv1alpha1.Link, ref *objRef, cs *clicks, q *clickQueue) *Ent
 		e.entryRare = &r
 	}
 	return e
+}
+
+// link is the Link e serves, as its clicks are counted.
+func (e *Entry) link() clicks.Link {
+	return clicks.Link{UID: e.uid, Namespace: e.ref.namespace, Name: e.ref.name}
 }
 
 // expired reports whether the link has expired at now (unix nanoseconds).

@@ -9,6 +9,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/claims"
+	"github.com/kurz-dev/kurz/internal/redirect/clicks"
 )
 
 // Index maps host -> key -> Entry for what may serve: a Link whose domain is
@@ -30,7 +31,8 @@ type Index struct {
 	links         map[types.NamespacedName]*linkRec
 	linksByHost   map[string]map[string][]*linkRec // host -> key -> claimants of all namespaces
 
-	clicks *clickQueue
+	// queue is where the click Slots of the Entries queue their Counters.
+	queue *clicks.Queue
 }
 
 // servedHost is a hostname as served: by which namespace, its fallbacks and
@@ -92,7 +94,7 @@ func NewIndex() *Index {
 		domainsByHost: map[string]map[types.NamespacedName]*domainRec{},
 		links:         map[types.NamespacedName]*linkRec{},
 		linksByHost:   map[string]map[string][]*linkRec{},
-		clicks:        &clickQueue{},
+		queue:         clicks.NewQueue(),
 	}
 }
 
@@ -146,10 +148,10 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 	// object it was built from, and the record would keep that object's
 	// strings (URL, key, name, uid) alive beside the new object's, 150
 	// bytes per link once every link has been written.
-	var cs *clicks
+	var slot *clicks.Slot
 	if old != nil {
 		if old.entry.uid == l.UID {
-			cs = old.entry.clicks
+			slot = old.entry.slot
 		}
 		ix.removeLink(old)
 	}
@@ -159,7 +161,7 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 		key:        l.Spec.Key,
 		generation: l.Generation,
 	}
-	rec.entry = newEntry(l, &rec.objRef, cs, ix.clicks)
+	rec.entry = newEntry(l, &rec.objRef, slot, ix.queue)
 	ix.links[id] = rec
 	keys := ix.linksByHost[rec.host]
 	if keys == nil {
@@ -358,14 +360,14 @@ func (ix *Index) refreshKey(host, key string) {
 	ix.mu.Unlock()
 }
 
-// counterFor returns the click counter of the Link uid, or, if the index
-// does not hold it (deleted meanwhile), a counter of its own that the next
-// flush finds gone. The click spool replays into these.
-func (ix *Index) counterFor(uid types.UID, ns, name string) *counter {
+// counterFor returns the click Counter of the Link l if the index holds it
+// (made now if the Link was never clicked), else nil. The click spool
+// replays into these.
+func (ix *Index) counterFor(l clicks.Link) *clicks.Counter {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	if rec := ix.links[types.NamespacedName{Namespace: ns, Name: name}]; rec != nil && rec.entry.uid == uid {
-		return rec.entry.clicks.counter(rec.entry)
+	if rec := ix.links[types.NamespacedName{Namespace: l.Namespace, Name: l.Name}]; rec != nil && rec.entry.uid == l.UID {
+		return rec.entry.slot.Counter(l)
 	}
-	return &counter{uid: uid, namespace: ns, name: name, q: ix.clicks}
+	return nil
 }

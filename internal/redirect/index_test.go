@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/redirect/clicks"
 )
 
 var epoch = time.Unix(1_700_000_000, 0)
@@ -89,18 +90,20 @@ func TestIndexClaims(t *testing.T) {
 
 // A Link's entry is rebuilt when the Link is edited and when its status is
 // written, so the index holds the strings of the object the cache holds and
-// not of the one it dropped; its clicks go on into one counter, made at the
-// first click.
-func TestIndexRebuildsEntryAndKeepsCounter(t *testing.T) {
+// not of the one it dropped; its clicks go on into the same Slot. A Link
+// deleted and created again under its name (another uid) gets a new Slot.
+func TestIndexRebuildsEntryAndKeepsItsClicks(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		change func(*kurzv1alpha1.Link)
+		same   bool
 	}{
-		{"edit", func(l *kurzv1alpha1.Link) { l.Spec.URL, l.Generation = "https://changed.example/", 2 }},
+		{"edit", func(l *kurzv1alpha1.Link) { l.Spec.URL, l.Generation = "https://changed.example/", 2 }, true},
 		{"status write", func(l *kurzv1alpha1.Link) {
 			l.Spec.URL = kurzv1alpha1.URL(strings.Clone(string(l.Spec.URL))) // decoded: memory of its own
 			l.Status.Clicks = 1
-		}},
+		}, true},
+		{"recreated", func(l *kurzv1alpha1.Link) { l.UID = "a/l-2" }, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -108,19 +111,22 @@ func TestIndexRebuildsEntryAndKeepsCounter(t *testing.T) {
 			ix.UpsertDomain(testDomain("a", "d", "go.test", 1))
 			l := testLink("a", "l", "go.test", "k", 1)
 			ix.UpsertLink(l)
-			e := ix.lookup([]byte("go.test"), []byte("k")).entry
-			g.Expect(e.clicks.c.Load()).To(BeNil(), "no counter before the first click")
-			e.click(1)
+			before := ix.lookup([]byte("go.test"), []byte("k")).entry
 
 			changed := l.DeepCopy()
 			tt.change(changed)
 			ix.UpsertLink(changed)
-			e = ix.lookup([]byte("go.test"), []byte("k")).entry
+			e := ix.lookup([]byte("go.test"), []byte("k")).entry
 			g.Expect(unsafe.StringData(e.url)).To(BeIdenticalTo(unsafe.StringData(string(changed.Spec.URL))),
 				"the URL of the object the cache holds")
-			e.click(2)
-			g.Expect(e.clicks.c.Load().n.Load()).To(Equal(int64(2)), "one counter across the change")
-			g.Expect(ix.clicks.take()).To(HaveLen(1))
+			if tt.same {
+				g.Expect(e.slot).To(BeIdenticalTo(before.slot), "one Slot across the change")
+			} else {
+				g.Expect(e.slot).NotTo(BeIdenticalTo(before.slot))
+			}
+			g.Expect(e.link()).To(Equal(clicks.Link{UID: changed.UID, Namespace: "a", Name: "l"}))
+			g.Expect(ix.counterFor(e.link())).To(BeIdenticalTo(e.slot.Counter(e.link())), "the spool replays into the Slot's Counter")
+			g.Expect(ix.counterFor(clicks.Link{UID: "gone", Namespace: "a", Name: "l"})).To(BeNil(), "a Link the index does not hold")
 		})
 	}
 }
@@ -292,12 +298,12 @@ func TestIndexSquatterNeverInherits(t *testing.T) {
 func TestEntryOfAPlainLinkSharesItsRareFields(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(int(unsafe.Sizeof(Entry{}))).To(BeNumerically("<=", 80), "an Entry fits the 80-byte size class")
-	plain := newEntry(testLink("ns", "a", "go.test", "a", 1), nil, nil, &clickQueue{})
+	plain := newEntry(testLink("ns", "a", "go.test", "a", 1), nil, nil, clicks.NewQueue())
 	g.Expect(plain.entryRare).To(BeIdenticalTo(noRare))
 	l := testLink("ns", "b", "go.test", "b", 1)
 	h := "$2a$04$abcdefghijklmnopqrstuu5Tp1yRHq0nqj4WChEvUyMIhX1BsHQOW"
 	l.Spec.PasswordHash = &h
-	protected := newEntry(l, nil, nil, &clickQueue{})
+	protected := newEntry(l, nil, nil, clicks.NewQueue())
 	g.Expect(protected.passwordHash).To(Equal(h))
 	g.Expect(noRare.passwordHash).To(BeEmpty(), "the shared part is never written")
 }

@@ -13,12 +13,15 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestPasswordCheckSlots: while every check slot is taken, an attempt waits
 // checkWait and gets 429 with Retry-After; once a slot frees, attempts are
 // checked again.
 func TestPasswordCheckSlots(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	oneLink(t, "slots.test", withPassword(t, "right horse"))
 	o := testOptions()
@@ -58,6 +61,7 @@ func TestPasswordCheckSlots(t *testing.T) {
 // TestPasswordLinkLimit: visitors from ever new addresses each get a fresh
 // per-client bucket, but share the link's: past its burst they get 429.
 func TestPasswordLinkLimit(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns, _ := oneLink(t, "linklimit.test", withPassword(t, "right horse"))
 	createLink(t, ns, "other", "linklimit.test", "other", "https://dest.example/", withPassword(t, "right horse"))
@@ -121,6 +125,7 @@ func get(t *testing.T, c net.Conn, host, path string) int {
 // TestMaxConnsPerIP: past --redirect-max-conns-per-ip a peer's extra
 // connection is answered 429 and closed; other peers are not affected.
 func TestMaxConnsPerIP(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	oneLink(t, "conns.test", nil)
 	o := testOptions()

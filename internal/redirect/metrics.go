@@ -41,20 +41,6 @@ var (
 		Help:    "Time to answer a redirect request, from parsed request to written response headers (network excluded).",
 		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 10), // 1µs .. ~0.26s
 	})
-	flushWrites = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "kurz_redirect_click_flush_writes_total",
-		Help: "Link status writes that stored counted clicks.",
-	})
-	flushFailures = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "kurz_redirect_click_flush_failures_total",
-		Help: "Link status writes of clicks that failed; their counts are kept for the next flush.",
-	})
-
-	clicksDropped = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "kurz_redirect_clicks_dropped_total",
-		Help: "Counted clicks given up, by reason: spool_full (no room in the click spool during an outage; the Links with the fewest pending clicks go first), refused (an unanswered click write that kube-apiserver refused again and again at an unchanged resourceVersion).",
-	}, []string{"reason"})
-
 	// outcomeCounters resolves each label once, so the hot path is one
 	// atomic add.
 	outcomeCounters [numOutcomes]prometheus.Counter
@@ -62,19 +48,9 @@ var (
 	registerOnce sync.Once
 )
 
-// Reasons clicks are dropped, the label of kurz_redirect_clicks_dropped_total.
-const (
-	reasonSpoolFull = "spool_full"
-	reasonRefused   = "refused"
-)
-
 func init() {
 	for i, name := range outcomeNames {
 		outcomeCounters[i] = redirectRequests.WithLabelValues(name)
-	}
-	// Present (at 0) before the first drop, so a rate() has a start.
-	for _, r := range []string{reasonSpoolFull, reasonRefused} {
-		clicksDropped.WithLabelValues(r)
 	}
 }
 
@@ -82,6 +58,6 @@ func init() {
 // per process (tests run several managers in one).
 func registerMetrics() {
 	registerOnce.Do(func() {
-		metrics.Registry.MustRegister(redirectRequests, lookupSeconds, flushWrites, flushFailures, clicksDropped, pendingClicks)
+		metrics.Registry.MustRegister(redirectRequests, lookupSeconds)
 	})
 }

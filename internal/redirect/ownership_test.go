@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // setClaim writes the claim the Domain controller would record.
@@ -24,6 +25,7 @@ func setClaim(t *testing.T, d *kurzv1alpha1.Domain, contested bool, proof kurzv1
 // victim's hostname, not even after the victim's Domain is deleted; the
 // victim's recreated Domain serves again.
 func TestSquatterNeverServes(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	victimNS, squatNS := newNamespace(t), newNamespace(t)
 	const hostname = "links.victim-squat.test"

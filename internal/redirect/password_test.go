@@ -18,6 +18,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/redirect/bcryptproc"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func postPassword(t *testing.T, base, host, path, password string, hdr map[string]string) answer {
@@ -44,6 +45,7 @@ func withPassword(t *testing.T, password string) func(*kurzv1alpha1.LinkSpec) {
 }
 
 func TestPassword(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -130,7 +132,7 @@ func TestCostlyHashRefused(t *testing.T) {
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
 
 	entry := func(uid, hash string) *Entry {
-		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, ref: &objRef{namespace: "ns", name: uid}, clicks: &clicks{}}
+		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, ref: &objRef{namespace: "ns", name: uid}}
 	}
 	g.Expect(p.matches(entry("ok", cheap), []byte("right horse"))).To(BeTrue())
 	g.Expect(p.matches(entry("ok", cheap), []byte("wrong"))).To(BeFalse())
@@ -162,7 +164,7 @@ func TestPasswordWorkerFails(t *testing.T) {
 	p := newPasswords([]byte("k"), 1)
 	p.bcrypt = bcryptproc.New(1, filepath.Join(t.TempDir(), "no-such-binary"))
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
-	e := &Entry{uid: "u", entryRare: &entryRare{passwordHash: bcryptHash(t, "right horse")}, ref: &objRef{namespace: "ns", name: "l"}, clicks: &clicks{}}
+	e := &Entry{uid: "u", entryRare: &entryRare{passwordHash: bcryptHash(t, "right horse")}, ref: &objRef{namespace: "ns", name: "l"}}
 	for range 3 {
 		g.Expect(p.matches(e, []byte("right horse"))).To(BeTrue())
 		g.Expect(p.matches(e, []byte("wrong"))).To(BeFalse())
@@ -176,6 +178,7 @@ func TestPasswordWorkerFails(t *testing.T) {
 // TestPasswordAttemptsConcurrent: attempts sent at once cannot outrun the
 // limit while the slow bcrypt checks run; the excess over the burst gets 429.
 func TestPasswordAttemptsConcurrent(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	createDomain(t, ns, "d", "pwrace.test", nil)

@@ -18,15 +18,15 @@ import (
 
 // Server is the redirect listener as a manager runnable: it runs on every
 // replica, serves once the index has seen the informers' initial lists, and
-// on shutdown drains connections and then flushes the last clicks before
-// Start returns.
+// on shutdown drains connections and then finishes its click consumers
+// (the final click flush) before Start returns.
 type Server struct {
-	o       Options
-	ix      *Index
-	flusher *flusher // nil: clicks are counted but never written (benchmarks)
-	handler *handler
-	synced  []toolscache.InformerSynced
-	ready   atomic.Bool
+	o         Options
+	ix        *Index
+	consumers []ClickConsumer
+	handler   *handler
+	synced    []toolscache.InformerSynced
+	ready     atomic.Bool
 
 	mu    sync.Mutex
 	addr  net.Addr
@@ -42,9 +42,29 @@ type connServer interface {
 	Shutdown(ctx context.Context) error
 }
 
-// NewServer returns a redirect server for ix. It counts clicks but writes
-// them nowhere (benchmarks); Setup adds the flusher that stores them.
-func NewServer(o Options, ix *Index) (*Server, error) {
+// ClickConsumer is a subsystem that takes what the handler records on a
+// click (handler.clicked), with a lifecycle bound to the server's: the
+// click Writer (package clicks), which stores the counts; click analytics
+// and webhook click batches are consumers too. The server runs every
+// consumer the same way, in order:
+//
+//   - Replay, once the index holds the Links, before the first request is
+//     served: take back what the previous process left (the click spool).
+//     An error stops the server before it serves.
+//   - Run, while serving, until its context is done.
+//   - Finish, once the listener drained, so nothing is clicked any more:
+//     the last write, within --redirect-shutdown-timeout (shared, in
+//     order). Every consumer that replayed is finished.
+type ClickConsumer interface {
+	Replay(ctx context.Context) error
+	Run(ctx context.Context)
+	Finish(ctx context.Context) error
+}
+
+// NewServer returns a redirect server for ix whose clicks go to consumers
+// (none: clicks are counted in ix's Slots but go nowhere, as in the
+// benchmarks; Setup adds the click Writer).
+func NewServer(o Options, ix *Index, consumers ...ClickConsumer) (*Server, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -52,7 +72,7 @@ func NewServer(o Options, ix *Index) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{o: o, ix: ix, handler: &handler{
+	return &Server{o: o, ix: ix, consumers: consumers, handler: &handler{
 		ix: ix, status: o.Status, password: newPasswords(key, o.PasswordConcurrency), trustedProxies: o.TrustedProxies,
 	}}, nil
 }
@@ -81,9 +101,9 @@ func (s *Server) Addr() net.Addr {
 	return s.addr
 }
 
-// Start serves until ctx is done, then shuts down gracefully and flushes the
-// clicks counted until then.
-func (s *Server) Start(ctx context.Context) error {
+// Start serves until ctx is done, then shuts down gracefully and finishes
+// the click consumers (see ClickConsumer).
+func (s *Server) Start(ctx context.Context) (err error) {
 	log := ctrl.LoggerFrom(ctx).WithName("redirect")
 	ctx = ctrl.LoggerInto(ctx, log)
 	// Answering before the index is filled would 404 live links.
@@ -97,15 +117,15 @@ func (s *Server) Start(ctx context.Context) error {
 		log.Info("no --redirect-trusted-proxies: password attempts are limited per TCP peer; behind an ingress every visitor shares the ingress's limit")
 	}
 	// Replay before serving: the spooled counts go into the counters the
-	// index just made.
-	if s.flusher != nil && s.flusher.spool != nil {
-		if err := s.flusher.spool.load(log.WithName("clicks"), s.flusher, s.ix.counterFor); err != nil {
+	// index just made. Whatever happens next, what replayed is finished
+	// (after the drain, when the server served).
+	replayed := 0
+	defer func() { err = errors.Join(err, s.finish(ctx, s.consumers[:replayed])) }()
+	for _, c := range s.consumers {
+		if err := c.Replay(ctx); err != nil {
 			return fmt.Errorf("redirect server: %w", err)
 		}
-	}
-	if s.flusher != nil {
-		s.flusher.publishUnsure() // the replayed unknown-outcome writes
-		defer pendingClicks.add(s.flusher)()
+		replayed++
 	}
 
 	ln, err := net.Listen("tcp", s.o.BindAddress)
@@ -158,14 +178,11 @@ func (s *Server) Start(ctx context.Context) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- conns.Serve(ln) }()
 
-	flushCtx, stopFlushing := context.WithCancel(ctx)
-	flushDone := make(chan struct{})
-	go func() {
-		defer close(flushDone)
-		if s.flusher != nil {
-			s.flusher.run(flushCtx, s.o.ClickFlushInterval)
-		}
-	}()
+	runCtx, stopRunning := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	for _, c := range s.consumers {
+		running.Go(func() { c.Run(runCtx) })
+	}
 
 	var result error
 	select {
@@ -173,36 +190,31 @@ func (s *Server) Start(ctx context.Context) error {
 	case err := <-serveErr:
 		result = fmt.Errorf("redirect server: %w", err)
 	}
-	stopFlushing()
-	<-flushDone
+	stopRunning()
+	running.Wait()
 
-	// Drain: no click may arrive after the final flush has taken its counts.
+	// Drain: no click may arrive after the consumers' Finish has begun.
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.ShutdownTimeout)
 	if err := conns.Shutdown(shutCtx); err != nil {
 		log.Info("redirect server did not drain in time", "error", err.Error())
 	}
 	cancel()
+	return result // and finish (deferred)
+}
 
-	if s.flusher != nil {
-		finalCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.ShutdownTimeout)
-		written, failed := s.flusher.flush(finalCtx, true)
-		cancel()
-		log.Info("final click flush", "links", written, "failed", failed)
-		switch {
-		case s.flusher.spool != nil:
-			links, clicks, err := s.flusher.spool.save(s.flusher)
-			switch {
-			case err != nil:
-				log.Error(err, "click counts lost: the final flush could not write them and the spool cannot be written", "path", s.flusher.spool.path, "links", failed)
-				result = errors.Join(result, fmt.Errorf("write click spool: %w", err))
-			case links > 0:
-				log.Info("clicks the final flush could not write are spooled for the next start", "path", s.flusher.spool.path, "links", links, "clicks", clicks)
-			}
-		case failed > 0:
-			log.Error(nil, "click counts lost: the final flush could not write them (API server unreachable, or the shutdown timeout passed) and there is no --click-spool", "links", failed)
-		}
+// finish runs the Finish of cs, in order, within one
+// --redirect-shutdown-timeout.
+func (s *Server) finish(ctx context.Context, cs []ClickConsumer) error {
+	if len(cs) == 0 {
+		return nil
 	}
-	return result
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.o.ShutdownTimeout)
+	defer cancel()
+	var errs []error
+	for _, c := range cs {
+		errs = append(errs, c.Finish(ctx))
+	}
+	return errors.Join(errs...)
 }
 
 // requestError answers requests fasthttp could not read.

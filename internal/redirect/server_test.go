@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -76,6 +77,7 @@ func createLink(t *testing.T, ns, name, host, key, url string, spec func(*kurzv1
 }
 
 func TestAnswers(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	createDomain(t, ns, "full", "full.test", func(s *kurzv1alpha1.DomainSpec) {
@@ -165,6 +167,7 @@ func TestAnswers(t *testing.T) {
 }
 
 func TestClaimsAcrossNamespaces(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	owner, other := newNamespace(t), newNamespace(t)
 	createDomain(t, owner, "d", "claimed.test", nil)
@@ -187,6 +190,7 @@ func TestClaimsAcrossNamespaces(t *testing.T) {
 }
 
 func TestRedirectStatusFlag(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	for _, code := range []int{200, 303, 404, 0} {
 		o := DefaultOptions()
@@ -215,6 +219,7 @@ func counterValue(c prometheus.Counter) float64 {
 // and long campaign queries; those clicks must redirect. What fasthttp cannot
 // read at all is still answered uncacheable and unindexed.
 func TestLargeRequestsAndRequestErrors(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	createDomain(t, ns, "big", "big.test", nil)

@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kurz-dev/kurz/internal/redirect/clicks"
 )
 
 // Setup adds the redirect server to mgr. It runs on every replica.
@@ -16,25 +18,24 @@ func Setup(mgr ctrl.Manager, o Options) error {
 }
 
 func setup(mgr ctrl.Manager, o Options) (*Server, error) {
-	if err := errors.Join(o.Validate(), o.checkSpool()); err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	registerMetrics()
 	ix := NewIndex()
+	writer, err := clicks.New(o.Clicks, ix.queue, mgr.GetClient(), mgr.GetAPIReader(), ix.counterFor)
+	if err != nil {
+		return nil, err
+	}
 	// Setup has no context of its own; before the manager starts, GetInformer
 	// only registers the informer, it does not block.
 	regs, err := ix.watch(context.Background(), mgr.GetCache())
 	if err != nil {
 		return nil, err
 	}
-	srv, err := NewServer(o, ix)
+	srv, err := NewServer(o, ix, writer)
 	if err != nil {
 		return nil, err
-	}
-	srv.flusher = newFlusher(ix.clicks, mgr.GetClient(), mgr.GetAPIReader(), o.ClickFlushQPS)
-	srv.flusher.writeTimeout = writeTimeoutFor(o.ClickFlushInterval)
-	if o.ClickSpool != "" {
-		srv.flusher.spool = newSpool(o.ClickSpool, o.ClickSpoolSizeLimit)
 	}
 	srv.synced = regs
 	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error {

@@ -32,6 +32,7 @@ var (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
+		Lazy: true,
 		// The outage test stops kube-apiserver and starts it again.
 		Restartable: true,
 		// kube-apiserver drains its requests (the managers' watches) on
@@ -102,8 +103,8 @@ func startServerOn(t *testing.T, c *rest.Config, o Options) *testServer {
 
 func testOptions() Options {
 	o := DefaultOptions()
-	o.ClickFlushInterval = 200 * time.Millisecond
-	o.ClickFlushQPS = 500
+	o.Clicks.FlushInterval = 200 * time.Millisecond
+	o.Clicks.FlushQPS = 500
 	return o
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +25,7 @@ import (
 // token for kube-apiserver (a pod's token) is refused by the API, and a
 // kurz token is refused by kube-apiserver.
 func TestTokenAudiences(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w := newWorkspace(t)
 
@@ -63,6 +66,7 @@ func TestAudienceMatches(t *testing.T) {
 // TestConcurrentReviewsCollapse: requests that arrive together with a new
 // token cost one TokenReview between them.
 func TestConcurrentReviewsCollapse(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w := newWorkspace(t)
 	token := mintToken(t, w.ns, "viewer", DefaultTokenAudience)
@@ -99,6 +103,7 @@ func TestConcurrentReviewsCollapse(t *testing.T) {
 // flood of refused tokens spread over many addresses fills the cache of
 // refusals, not that of good callers.
 func TestUnauthenticatedFlood(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w := newWorkspace(t)
 	attacker := uniqueAddress()
@@ -167,6 +172,7 @@ func TestUnauthenticatedFlood(t *testing.T) {
 // TestRateLimitPerServiceAccount: the limit counts requests of the
 // ServiceAccount, whichever of its tokens they carry.
 func TestRateLimitPerServiceAccount(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w := newWorkspace(t)
 	address := uniqueAddress()

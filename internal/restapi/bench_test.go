@@ -2,6 +2,7 @@ package restapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -88,21 +89,40 @@ func newBenchServer() (http.Handler, []string, error) {
 	links := &kurzv1alpha1.LinkList{Items: make([]kurzv1alpha1.Link, benchLinks)}
 	ids := make([]string, benchLinks)
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	uidRand := rand.New(rand.NewPCG(7, 8))
 	for i := range links.Items {
 		created := metav1.NewMicroTime(start.Add(time.Duration(i) * time.Second))
-		ids[i] = fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
-		links.Items[i] = kurzv1alpha1.Link{
+		// Random version 4 UUIDs, as kube-apiserver gives.
+		ids[i] = fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", uidRand.Uint32(), uidRand.IntN(1<<16), uidRand.IntN(1<<12), 0x8000|uidRand.IntN(1<<14), uidRand.Uint64()&(1<<48-1))
+		l := kurzv1alpha1.Link{
 			ObjectMeta: metav1.ObjectMeta{
 				Namespace: benchNS, Name: fmt.Sprintf("k%d-abcde", i), UID: types.UID(ids[i]),
 				ResourceVersion: fmt.Sprint(i + 10), Generation: 1, CreationTimestamp: metav1.NewTime(created.Time),
 			},
 			Spec: kurzv1alpha1.LinkSpec{
 				Domain: kurzv1alpha1.Hostname(host), Key: fmt.Sprintf("k%d", i),
-				URL:  kurzv1alpha1.URL(fmt.Sprintf("https://shop.example.com/products/%d?ref=campaign", i)),
-				Tags: []string{"sale", "2025"},
+				URL: kurzv1alpha1.URL(fmt.Sprintf("https://shop.example.com/products/%d?ref=campaign", i)),
 			},
-			Status: kurzv1alpha1.LinkStatus{Clicks: int64(i), CreatedAt: &created, UpdatedAt: &created, UpdatedGeneration: 1},
+			Status: kurzv1alpha1.LinkStatus{CreatedAt: &created, UpdatedAt: &created, UpdatedGeneration: 1},
 		}
+		// Half the links carry a tag of 20 (and "sale"), a tenth were
+		// clicked, one in 50 expired and one in 50 lost a key conflict.
+		if i%2 == 0 {
+			l.Spec.Tags = []string{"sale", fmt.Sprintf("t%d", i/2%20)}
+		}
+		if i%10 == 0 {
+			clicked := metav1.NewTime(start.Add(time.Duration(benchLinks+i) * time.Second))
+			l.Status.Clicks, l.Status.LastClickTime = int64(i%997), &clicked
+		}
+		reason := kurzv1alpha1.ReasonActive
+		switch i % 50 {
+		case 1:
+			reason = kurzv1alpha1.ReasonExpired
+		case 2:
+			reason = kurzv1alpha1.ReasonKeyConflict
+		}
+		l.Status.Conditions = []metav1.Condition{{Type: kurzv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: reason}}
+		links.Items[i] = l
 	}
 	lists := map[string]runtime.Object{
 		"Link":      links,
@@ -145,7 +165,7 @@ func newBenchServer() (http.Handler, []string, error) {
 		}
 		switch obj.(type) {
 		case *kurzv1alpha1.Link:
-			err = s.links.index.Register(inf)
+			err = pagination.Register(inf, pagination.Sink[*kurzv1alpha1.Link](s.linkQuery), s.links.index)
 		case *kurzv1alpha1.Domain:
 			err = s.domains.index.Register(inf)
 		}
@@ -182,11 +202,17 @@ func newBenchServer() (http.Handler, []string, error) {
 // latency percentiles.
 func serveBatch(b *testing.B, h http.Handler, method string, next func(i int) string) {
 	b.Helper()
-	lat := make([]time.Duration, 0, b.N*benchBatch)
+	serveBatchOf(b, h, method, benchBatch, next)
+}
+
+// serveBatchOf serves batch requests a b.N iteration.
+func serveBatchOf(b *testing.B, h http.Handler, method string, batch int, next func(i int) string) {
+	b.Helper()
+	lat := make([]time.Duration, 0, b.N*batch)
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
-		for i := range benchBatch {
-			req := httptest.NewRequest(method, next(n*benchBatch+i), nil)
+		for i := range batch {
+			req := httptest.NewRequest(method, next(n*batch+i), nil)
 			req.Header.Set("Authorization", "Bearer "+benchToken)
 			rec := httptest.NewRecorder()
 			t0 := time.Now()
@@ -229,4 +255,80 @@ func BenchmarkQRCodeUncached(b *testing.B) {
 	serveBatch(b, h, "PUT", func(i int) string {
 		return fmt.Sprintf("/api/v1/links/%s/qr-code?color=%%23%06x", ids[1], (i*7919)%0xffffff)
 	})
+}
+
+// BenchmarkListFiltered is a list page of the 100 000 links with each
+// filter and sort: the first page and the last (of the result).
+func BenchmarkListFiltered(b *testing.B) {
+	h, _ := benchServer(b)
+	for _, bc := range []struct{ name, query string }{
+		{"sort=-created_at", "sort=-created_at"},
+		{"sort=key", "sort=key"},
+		{"sort=-key", "sort=-key"},
+		{"sort=clicks", "sort=clicks"},
+		{"sort=-clicks", "sort=-clicks"},
+		{"sort=last_click", "sort=last_click"},
+		{"sort=updated_at", "sort=updated_at"},
+		{"tag", "tag=t3"},
+		{"tag-all", "tag=t3&tag=sale&tag_mode=all"},
+		{"exclude_tag+sort=key", "exclude_tag=sale&sort=key"},
+		{"domain", "domain=go.example.com"},
+		{"state", "state=expired"},
+		{"created_after", "created_after=2025-01-01T12:00:00Z"},
+		{"last_click_before+sort", "last_click_before=2025-01-03&sort=last_click"},
+		{"has_password", "has_password=false"},
+		{"search-4", "search=4242"},
+		{"search-4+sort=key", "search=4242&sort=key"},
+	} {
+		total := benchTotal(b, h, "/api/v1/links?"+bc.query)
+		for _, page := range []struct {
+			name string
+			n    int
+		}{{"first", 1}, {"last", max(1, (total+pagination.PerPage-1)/pagination.PerPage)}} {
+			b.Run(bc.name+"/"+page.name, func(b *testing.B) {
+				url := fmt.Sprintf("/api/v1/links?%s&page=%d", bc.query, page.n)
+				serveBatchOf(b, h, "GET", 100, func(int) string { return url })
+			})
+		}
+	}
+}
+
+// benchTotal is meta.total of a list.
+func benchTotal(b *testing.B, h http.Handler, url string) int {
+	b.Helper()
+	req := httptest.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+benchToken)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var page struct {
+		Meta struct {
+			Total int `json:"total"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &page); err != nil || rec.Code != http.StatusOK {
+		b.Fatalf("%s: %d %s", url, rec.Code, rec.Body.String())
+	}
+	return page.Meta.Total
+}
+
+// BenchmarkLookup finds random links by domain and key, and by short URL.
+func BenchmarkLookup(b *testing.B) {
+	h, _ := benchServer(b)
+	rng := rand.New(rand.NewPCG(5, 6))
+	b.Run("domain+key", func(b *testing.B) {
+		serveBatch(b, h, "GET", func(int) string {
+			return fmt.Sprintf("/api/v1/links/lookup?domain=go.example.com&key=k%d", rng.IntN(benchLinks))
+		})
+	})
+	b.Run("link", func(b *testing.B) {
+		serveBatch(b, h, "GET", func(int) string {
+			return fmt.Sprintf("/api/v1/links/lookup?link=https://go.example.com/k%d", rng.IntN(benchLinks))
+		})
+	})
+}
+
+// BenchmarkTags lists the workspace's 21 tags by count.
+func BenchmarkTags(b *testing.B) {
+	h, _ := benchServer(b)
+	serveBatch(b, h, "GET", func(int) string { return "/api/v1/tags?sort=count" })
 }

@@ -11,8 +11,8 @@
 // OpenAPI 3.0 document of all of it (openapi.json, kept true by tests that
 // validate every real answer against it with kin-openapi). The document
 // needs no token. Each route runs behind: panic recovery, metrics (by route
-// pattern and status), a 64 KiB body limit, authentication and
-// authorization, and a per-ServiceAccount rate limit.
+// pattern and status), a 64 KiB body limit (2 MiB on the bulk routes),
+// authentication and authorization, and a per-ServiceAccount rate limit.
 //
 // # Authentication and authorization
 //
@@ -126,7 +126,9 @@
 // # Limits
 //
 // --api-rate-limit (600) requests a minute per caller: the ServiceAccount
-// (its uid), so every token minted for it shares one bucket. A token
+// (its uid), so every token minted for it shares one bucket. Each item of
+// a bulk request counts as a request (chargeItems takes the rest once the
+// body is read; a bulk larger than the whole bucket is a 422). A token
 // bucket of that size refilled continuously, so bursts are allowed.
 // Answers carry X-RateLimit-Limit and X-RateLimit-Remaining; a 429 adds
 // Retry-After. Buckets are kept for up to 10 000 callers (LRU); the limit
@@ -134,12 +136,36 @@
 //
 // # Pagination
 //
-// Lists are cut from internal/pagination indexes fed by the Link and Domain
-// informers (never sorted per request): newest first, 25 a page, Laravel's
-// envelope with absolute URLs built from the request's scheme and Host, or
-// from --api-public-url behind a proxy. After a write, the handler waits
+// Plain lists are cut from internal/pagination indexes fed by the Link and
+// Domain informers (never sorted per request): newest first, 25 a page,
+// Laravel's envelope with absolute URLs built from the request's scheme and
+// Host, or from --api-public-url behind a proxy. Filtered and sorted lists
+// are selected per request from memory (see "Finding and organising"). After a write, the handler waits
 // (at most Options.WriteWait, 10 s) until that index holds
 // it (internal/visibility), so the writer's next list shows its write.
+//
+// # Finding and organising (docs/api.md, "Finding and organising")
+//
+//   - GET /api/v1/links with filters, search or sort is cut from
+//     internal/linkquery's records, fed by the same informer handler as the
+//     list index (pagination.Register), list index last: a write awaited in
+//     the list index is in the records too. The plain list keeps the list
+//     index's O(log n) pages. Parameters are read like a body's fields
+//     (list_params.go): a bad value is a 422 naming it, unknown ones are
+//     ignored, and every page URL carries the ones given.
+//   - GET /api/v1/domains filters and sorts the workspace's Domains per
+//     request (they are few); GET /api/v1/tags reads linkquery's per
+//     workspace tag counts.
+//   - GET /api/v1/links/lookup finds the holder of a domain and key through
+//     the cache's domain+key buckets and claims.KeyWinner, the answer the
+//     redirect index gives.
+//   - Bulk create, update and delete (bulk*.go) answer each item as the
+//     single-link endpoint would, write 16 at a time, hold the claim locks
+//     of every item (stripedMutex.lockAll, stripes in order), and wait for
+//     the lists as single writes do. With atomic=true everything is checked
+//     before the first write, and a write that fails undoes the others
+//     (creates deleted, changes restored under the resourceVersion written)
+//     on a context that outlives the client, for at most a minute.
 //
 // # One way per kind
 //

@@ -49,11 +49,6 @@ func (in domainInput) apply(spec *kurzv1alpha1.DomainSpec) {
 	applyURL(in.expiredURL, &spec.ExpiredURL)
 }
 
-// GET /api/v1/domains
-func (s *server) listDomains(w http.ResponseWriter, r *http.Request, c *caller) error {
-	return s.domains.list(s, w, r, c)
-}
-
 // POST /api/v1/domains
 func (s *server) createDomain(w http.ResponseWriter, r *http.Request, c *caller) error {
 	return s.domains.create(s, w, r, c, s.prepareDomainWrite, s.createDomainObject)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,6 +17,7 @@ import (
 )
 
 func TestDomainLifecycle(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w := newWorkspace(t)
 	host := uniqueHost()
@@ -96,6 +99,7 @@ func TestDomainLifecycle(t *testing.T) {
 }
 
 func TestDomainValidation(t *testing.T) {
+	testenv.Need(t)
 	w, other := newWorkspace(t), newWorkspace(t)
 	taken := uniqueHost()
 	other.createDomain(t, taken)
@@ -150,6 +154,7 @@ func TestDomainValidation(t *testing.T) {
 // and its status names the TXT record that moves the hostname to it; the
 // other workspace keeps the hostname meanwhile.
 func TestDomainOfAnotherWorkspaceIsCreatedPending(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	holder, buyer := newWorkspace(t), newWorkspace(t)

@@ -36,11 +36,15 @@ var (
 	errForbidden       = newError(http.StatusForbidden, "This action is unauthorized.")
 	errMalformedJSON   = newError(http.StatusBadRequest, "The request body is not valid JSON.")
 	errNotObject       = newError(http.StatusBadRequest, "The request body must be a JSON object.")
-	errTooLarge        = newError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body must not be larger than %d KiB.", maxBodyBytes>>10))
 	errConflict        = newError(http.StatusConflict, "The resource was changed by another request; retry.")
 	errUnavailable     = &apiError{status: http.StatusServiceUnavailable, message: "Service Unavailable.", retryAfter: 1}
 	errInternal        = newError(http.StatusInternalServerError, "Server Error.")
 )
+
+// tooLarge is the 413 of a body over limit bytes.
+func tooLarge(limit int64) *apiError {
+	return newError(http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body must not be larger than %d KiB.", limit>>10))
+}
 
 func errLinkNotFound() *apiError   { return newError(http.StatusNotFound, "Link not found.") }
 func errDomainNotFound() *apiError { return newError(http.StatusNotFound, "Domain not found.") }
@@ -122,13 +126,13 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 func toAPIError(ctx context.Context, err error) *apiError {
 	log := logf.FromContext(ctx)
 	var ae *apiError
-	var tooLarge *http.MaxBytesError
+	var mbe *http.MaxBytesError
 	var netErr net.Error
 	switch {
 	case errors.As(err, &ae):
 		return ae
-	case errors.As(err, &tooLarge):
-		return errTooLarge
+	case errors.As(err, &mbe):
+		return tooLarge(mbe.Limit)
 	case apierrors.IsNotFound(err):
 		// A write raced with a delete: the object is gone.
 		return newError(http.StatusNotFound, "Not found.")

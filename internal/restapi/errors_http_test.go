@@ -6,10 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 )
 
 func TestLinkValidation(t *testing.T) {
+	testenv.Need(t)
 	w, host := newWorkspaceWithDomain(t)
 	other := newWorkspace(t)
 	foreign := uniqueHost()
@@ -119,6 +122,7 @@ func manyTags(n int) []string {
 }
 
 func TestRequestErrors(t *testing.T) {
+	testenv.Need(t)
 	w, host := newWorkspaceWithDomain(t)
 	link := w.createLink(t, map[string]any{"key": "e", "domain": host, "url": "https://example.com"})
 	id := link["id"].(string)
@@ -186,6 +190,7 @@ func TestRequestErrors(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w := newWorkspace(t)
 	c := &apiClient{t: t, base: limitedURL, token: w.viewer.token, forwardedFor: uniqueAddress()}

@@ -122,17 +122,23 @@ func (f *form) date(field string) optional[time.Time] {
 	if !o.present || o.value == nil {
 		return optional[time.Time]{present: o.present}
 	}
-	for _, layout := range dateFormats {
-		// Kubernetes stores a zero time as null, and years before 1970 or
-		// after 9999 are no expiry anyone means: refuse them rather than
-		// drop or mangle them.
-		if t, err := time.Parse(layout, *o.value); err == nil && t.Year() >= 1970 && t.Year() <= 9999 {
-			t = t.UTC()
-			return optional[time.Time]{present: true, value: &t}
-		}
+	if t, ok := parseDate(*o.value); ok {
+		return optional[time.Time]{present: true, value: &t}
 	}
 	f.fail(field, "must be a valid date")
 	return optional[time.Time]{}
+}
+
+// parseDate reads one of dateFormats, in UTC. Kubernetes stores a zero
+// time as null, and years before 1970 or after 9999 are no time anyone
+// means: they are refused rather than dropped or mangled.
+func parseDate(s string) (time.Time, bool) {
+	for _, layout := range dateFormats {
+		if t, err := time.Parse(layout, s); err == nil && t.Year() >= 1970 && t.Year() <= 9999 {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // strings reads an optional array of strings (null clears it); element

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,6 +17,7 @@ import (
 // TestKubectlInterop: the API and kubectl (here the controller-runtime
 // client, talking to kube-apiserver directly) see the same objects.
 func TestKubectlInterop(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	w, host := newWorkspaceWithDomain(t)

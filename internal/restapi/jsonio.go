@@ -33,9 +33,9 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	b, err := io.ReadAll(r.Body)
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, errTooLarge
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, tooLarge(mbe.Limit)
 	}
 	if err != nil {
 		return nil, errMalformedJSON

@@ -12,10 +12,15 @@ import (
 )
 
 // linkInput is a validated create or update body. key, domain and url are
-// required; every other field is optional: absent keeps the current value,
-// null (or "") clears it, a value sets it.
+// required; every other field is optional (linkOptions).
 type linkInput struct {
-	key, domain, url   string
+	key, domain, url string
+	linkOptions
+}
+
+// linkOptions are a link's optional fields: absent keeps the current
+// value, null (or "") clears it, a value sets it.
+type linkOptions struct {
 	ios, android       optional[string]
 	utm                [6]optional[string] // in utmFields order
 	externalID         optional[int64]
@@ -45,6 +50,14 @@ func decodeLinkInput(raw map[string]json.RawMessage) (linkInput, error) {
 	if in.url, ok = f.required("url"); ok {
 		f.check("url", &in.url, validation.URL)
 	}
+	in.linkOptions = decodeLinkOptions(f)
+	return in, f.errs.err()
+}
+
+// decodeLinkOptions reads and validates the optional fields of a link
+// body; errors go to f.
+func decodeLinkOptions(f *form) linkOptions {
+	var in linkOptions
 	in.ios = f.str("ios", true)
 	f.check("ios", in.ios.value, validation.URL)
 	in.android = f.str("android", true)
@@ -78,7 +91,7 @@ func decodeLinkInput(raw map[string]json.RawMessage) (linkInput, error) {
 			f.fail("tags", msg)
 		}
 	}
-	return in, f.errs.err()
+	return in
 }
 
 // dedupe drops repeated tags, keeping the first of each: tags are a set.
@@ -100,6 +113,11 @@ func (in linkInput) apply(spec *kurzv1alpha1.LinkSpec, passwordHash *string) {
 	spec.Key = in.key
 	spec.Domain = kurzv1alpha1.Hostname(in.domain)
 	spec.URL = kurzv1alpha1.URL(in.url)
+	in.linkOptions.apply(spec, passwordHash)
+}
+
+// apply writes the optional fields that are present onto spec.
+func (in linkOptions) apply(spec *kurzv1alpha1.LinkSpec, passwordHash *string) {
 	applyURL(in.ios, &spec.IOS)
 	applyURL(in.android, &spec.Android)
 	applyURL(in.expiredRedirectURL, &spec.ExpiredRedirectURL)

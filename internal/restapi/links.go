@@ -19,11 +19,6 @@ const (
 	msgLinkDeleted = "Link deleted successfully."
 )
 
-// GET /api/v1/links: one page of the workspace's links, newest first.
-func (s *server) listLinks(w http.ResponseWriter, r *http.Request, c *caller) error {
-	return s.links.list(s, w, r, c)
-}
-
 // GET /api/v1/links/{id}
 func (s *server) showLink(w http.ResponseWriter, r *http.Request, c *caller) error {
 	l, err := s.links.find(r.Context(), s, c, r.PathValue("id"))
@@ -79,7 +74,7 @@ func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.
 		func(in linkInput) string { return c.workspace + "/" + in.domain + "/" + in.key },
 		func(in linkInput) (err error) {
 			ctx := r.Context()
-			if err = s.checkLinkClaims(ctx, c, in, cur); err != nil {
+			if err = s.checkLinkClaims(ctx, c, in, cur, nil); err != nil {
 				return err
 			}
 			if hash, err = hashPassword(in.password); err != nil {
@@ -98,8 +93,9 @@ func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.
 
 // checkLinkClaims checks what needs the cluster: the domain is held by a
 // Domain of the caller's workspace, and no other link there has the key.
-// self is the link being updated.
-func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, self *kurzv1alpha1.Link) error {
+// self is the link being updated. held, when not nil, remembers the
+// answers for hostnames across the items of one bulk request.
+func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, self *kurzv1alpha1.Link, held map[string]bool) error {
 	var f fieldErrors
 	// An update that keeps domain and key claims nothing new: a younger
 	// duplicate applied with kubectl must not lock the holder out. (A changed
@@ -114,11 +110,19 @@ func (s *server) checkLinkClaims(ctx context.Context, c *caller, in linkInput, s
 			f.add("key", "The key has already been taken.")
 		}
 	}
-	domains, err := s.domainsNamed(ctx, in.domain)
-	if err != nil {
-		return err
+	own, known := held[in.domain]
+	if !known {
+		domains, err := s.domainsNamed(ctx, in.domain)
+		if err != nil {
+			return err
+		}
+		owner := claims.DomainOwner(domains)
+		own = owner != nil && owner.Namespace == c.workspace
+		if held != nil {
+			held[in.domain] = own
+		}
 	}
-	if owner := claims.DomainOwner(domains); owner == nil || owner.Namespace != c.workspace {
+	if !own {
 		f.add("domain", "The selected domain is invalid.")
 	}
 	return f.err()

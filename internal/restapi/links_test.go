@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	"golang.org/x/crypto/bcrypt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +36,7 @@ func linkObject(t *testing.T, ns, id string) *kurzv1alpha1.Link {
 }
 
 func TestLinkLifecycle(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 
@@ -122,6 +125,7 @@ func TestLinkLifecycle(t *testing.T) {
 }
 
 func TestLinkMinimalAndDefaults(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	l := w.createLink(t, map[string]any{"key": "Ab_9", "domain": "  " + host + "  ", "url": "https://example.com"})
@@ -138,6 +142,7 @@ func TestLinkMinimalAndDefaults(t *testing.T) {
 // kubectl on the same domain and key loses (KeyConflict); the holder must
 // still be editable through the API.
 func TestLinkHolderUpdatesDespiteKubectlDuplicate(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w, host := newWorkspaceWithDomain(t)
 	holder := w.createLink(t, map[string]any{"key": "dup", "domain": host, "url": "https://example.com/a"})
@@ -163,6 +168,7 @@ func TestLinkHolderUpdatesDespiteKubectlDuplicate(t *testing.T) {
 // annotation (internal/cacheslim), so an update through the API must write
 // only what it changes, not the cached object whole.
 func TestLinkUpdateKeepsWhatTheCacheDrops(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	w, host := newWorkspaceWithDomain(t)

@@ -45,3 +45,25 @@ func lockedInput[I any](s *server, r *http.Request, decode func(map[string]json.
 	}
 	return in, unlock, nil
 }
+
+// lockAll locks the stripes of every name, each stripe once and in stripe
+// order (so two callers never wait on each other crosswise, and a stripe
+// two names share is not locked twice), and returns their unlock.
+func (m *stripedMutex) lockAll(names []string) func() {
+	var want [len(m.stripes)]bool
+	for _, name := range names {
+		want[maphash.String(m.seed, name)%uint64(len(m.stripes))] = true
+	}
+	for i, w := range want {
+		if w {
+			m.stripes[i].Lock()
+		}
+	}
+	return func() {
+		for i, w := range want {
+			if w {
+				m.stripes[i].Unlock()
+			}
+		}
+	}
+}

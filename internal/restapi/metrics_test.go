@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -30,6 +32,7 @@ func counterValue(t *testing.T, route, code string) float64 {
 }
 
 func TestMetrics(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	w := newWorkspace(t)
 	before := counterValue(t, "GET /api/v1/links/{id}", "404")

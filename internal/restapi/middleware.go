@@ -68,15 +68,15 @@ func instrument(route string, next http.Handler) http.Handler {
 	})
 }
 
-// limitBody caps the request body at maxBodyBytes; reading past it fails
+// limitBody caps the request body at limit bytes; reading past it fails
 // with http.MaxBytesError, answered 413.
-func limitBody(next http.Handler) http.Handler {
+func limitBody(limit int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > maxBodyBytes {
-			writeError(w, r, errTooLarge)
+		if r.ContentLength > limit {
+			writeError(w, r, tooLarge(limit))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -131,7 +131,7 @@ func (s *server) admitUnknown(r *http.Request) error {
 	if !s.unknownLimiter.enabled() {
 		return nil
 	}
-	ok, _, retryAfter := s.unknownLimiter.allow(s.clientKey(r), time.Now())
+	ok, _, retryAfter := s.unknownLimiter.allow(s.clientKey(r), 1, time.Now())
 	if !ok {
 		return tooManyAttempts(retryAfter)
 	}
@@ -147,7 +147,7 @@ func (s *server) rateLimit(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := callerFrom(r.Context())
-		ok, remaining, retryAfter := s.limiter.allow(c.limitKey, time.Now())
+		ok, remaining, retryAfter := s.limiter.allow(c.limitKey, 1, time.Now())
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	"github.com/makiuchi-d/gozxing"
 	"github.com/makiuchi-d/gozxing/qrcode"
 	. "github.com/onsi/gomega"
@@ -47,6 +49,7 @@ func pngQR(t *testing.T, c *apiClient, path string, body any, text string) (resp
 }
 
 func TestQRCode(t *testing.T) {
+	testenv.Need(t)
 	w, host := newWorkspaceWithDomain(t)
 	l := w.createLink(t, map[string]any{"key": "qr-Key_1", "domain": host, "url": "https://example.com"})
 	path := "/api/v1/links/" + l["id"].(string) + "/qr-code"

@@ -35,10 +35,10 @@ func newRateLimiter(perMinute int) *rateLimiter {
 
 func (l *rateLimiter) enabled() bool { return l.perMinute > 0 }
 
-// allow takes one request from key's bucket. It returns whether the request
-// may go on, how many remain, and, when refused, how long until the next
-// one is allowed.
-func (l *rateLimiter) allow(key string, now time.Time) (ok bool, remaining int, retryAfter time.Duration) {
+// allow takes n requests from key's bucket (n items of a bulk request
+// count as n), all or none. It returns whether the request may go on, how
+// many remain, and, when refused, how long until n are allowed.
+func (l *rateLimiter) allow(key string, n int, now time.Time) (ok bool, remaining int, retryAfter time.Duration) {
 	l.mu.Lock()
 	b, found := l.buckets.Get(key)
 	if !found {
@@ -47,10 +47,10 @@ func (l *rateLimiter) allow(key string, now time.Time) (ok bool, remaining int, 
 	}
 	l.mu.Unlock()
 
-	if b.AllowN(now, 1) {
+	if b.AllowN(now, n) {
 		return true, int(math.Max(0, math.Floor(b.TokensAt(now)))), 0
 	}
-	missing := 1 - b.TokensAt(now)
+	missing := float64(n) - b.TokensAt(now)
 	wait := time.Duration(missing / float64(b.Limit()) * float64(time.Second))
 	return false, 0, wait
 }

@@ -2,7 +2,6 @@ package restapi
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -18,7 +17,6 @@ import (
 // object, V its API view.
 type resource[T client.Object, V any] struct {
 	name  string // "link" or "domain", for wrapped errors
-	path  string // the list endpoint, for page URLs
 	index *pagination.Index[T]
 	// writes tells when index holds a write (read-your-writes).
 	writes    *visibility.Tracker
@@ -31,7 +29,6 @@ type resource[T client.Object, V any] struct {
 func linkResource() *resource[*kurzv1alpha1.Link, linkView] {
 	r := &resource[*kurzv1alpha1.Link, linkView]{
 		name:      "link",
-		path:      linksPath,
 		newObject: func() *kurzv1alpha1.Link { return &kurzv1alpha1.Link{} },
 		newList:   func() client.ObjectList { return &kurzv1alpha1.LinkList{} },
 		notFound:  errLinkNotFound,
@@ -43,7 +40,6 @@ func linkResource() *resource[*kurzv1alpha1.Link, linkView] {
 func domainResource() *resource[*kurzv1alpha1.Domain, domainView] {
 	r := &resource[*kurzv1alpha1.Domain, domainView]{
 		name:      "domain",
-		path:      domainsPath,
 		newObject: func() *kurzv1alpha1.Domain { return &kurzv1alpha1.Domain{} },
 		newList:   func() client.ObjectList { return &kurzv1alpha1.DomainList{} },
 		notFound:  errDomainNotFound,
@@ -58,23 +54,6 @@ func (k *resource[T, V]) indexedBy(createdAt func(T) time.Time) *resource[T, V] 
 	k.index = pagination.NewIndex(createdAt)
 	k.writes = visibility.Track(k.index)
 	return k
-}
-
-// list answers GET on the list endpoint: one page of the workspace's
-// objects, newest first.
-func (k *resource[T, V]) list(s *server, w http.ResponseWriter, r *http.Request, c *caller) error {
-	wid, err := s.workspaceID(r.Context(), c)
-	if err != nil {
-		return err
-	}
-	page := pagination.ParsePage(r.URL.Query().Get("page"))
-	items, total := k.index.Page(c.workspace, pagination.Offset(page), pagination.PerPage)
-	views := make([]V, len(items))
-	for i, obj := range items {
-		views[i] = k.view(obj, wid)
-	}
-	writeJSON(w, http.StatusOK, pagination.Build(s.listURL(r, k.path), page, total, views))
-	return nil
 }
 
 // find returns a copy of the cached object with uid id in the caller's

@@ -17,20 +17,29 @@ type route struct {
 	verb     string // Kubernetes verb checked with a SubjectAccessReview
 	resource string // links, domains or webhooks
 	handle   handlerFunc
+	// maxBody bounds the request body; 0 means maxBodyBytes.
+	maxBody int64
 }
 
 func (s *server) routes() []route {
 	return append([]route{
-		{"GET /api/v1/links", "list", "links", s.listLinks},
-		{"POST /api/v1/links", "create", "links", s.createLink},
-		{"GET /api/v1/links/{id}", "get", "links", s.showLink},
-		{"PUT /api/v1/links/{id}", "update", "links", s.updateLink},
-		{"DELETE /api/v1/links/{id}", "delete", "links", s.deleteLink},
-		{"PUT /api/v1/links/{id}/qr-code", "get", "links", s.linkQRCode},
-		{"GET /api/v1/domains", "list", "domains", s.listDomains},
-		{"POST /api/v1/domains", "create", "domains", s.createDomain},
-		{"PUT /api/v1/domains/{id}", "update", "domains", s.updateDomain},
-		{"DELETE /api/v1/domains/{id}", "delete", "domains", s.deleteDomain},
+		{"GET /api/v1/links", "list", "links", s.listLinks, 0},
+		{"POST /api/v1/links", "create", "links", s.createLink, 0},
+		{"GET /api/v1/links/lookup", "get", "links", s.lookupLink, 0},
+		// A bulk request needs the verb of its items: each item is that
+		// verb on one link.
+		{"POST /api/v1/links/bulk", "create", "links", s.bulkCreateLinks, maxBulkBodyBytes},
+		{"PATCH /api/v1/links/bulk", "update", "links", s.bulkUpdateLinks, maxBulkBodyBytes},
+		{"DELETE /api/v1/links/bulk", "delete", "links", s.bulkDeleteLinks, maxBulkBodyBytes},
+		{"GET /api/v1/links/{id}", "get", "links", s.showLink, 0},
+		{"PUT /api/v1/links/{id}", "update", "links", s.updateLink, 0},
+		{"DELETE /api/v1/links/{id}", "delete", "links", s.deleteLink, 0},
+		{"PUT /api/v1/links/{id}/qr-code", "get", "links", s.linkQRCode, 0},
+		{"GET /api/v1/tags", "list", "links", s.listTags, 0},
+		{"GET /api/v1/domains", "list", "domains", s.listDomains, 0},
+		{"POST /api/v1/domains", "create", "domains", s.createDomain, 0},
+		{"PUT /api/v1/domains/{id}", "update", "domains", s.updateDomain, 0},
+		{"DELETE /api/v1/domains/{id}", "delete", "domains", s.deleteDomain, 0},
 	}, s.webhookRoutes()...)
 }
 
@@ -47,7 +56,11 @@ func (s *server) handler() http.Handler {
 		h := s.serve(rt.handle)
 		h = s.rateLimit(h)
 		h = s.authenticate(rt.verb, rt.resource, h)
-		h = limitBody(h)
+		limit := rt.maxBody
+		if limit == 0 {
+			limit = maxBodyBytes
+		}
+		h = limitBody(limit, h)
 		mux.Handle(rt.pattern, instrument(rt.pattern, h))
 	}
 	mux.Handle(openAPIRoute, instrument(openAPIRoute, http.HandlerFunc(serveOpenAPI)))

@@ -13,6 +13,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/linkquery"
 	"github.com/kurz-dev/kurz/internal/qr"
 )
 
@@ -23,8 +24,11 @@ const (
 	readTimeout       = 30 * time.Second
 	writeTimeout      = 60 * time.Second
 	idleTimeout       = 120 * time.Second
-	// maxBodyBytes bounds every request body (413 beyond).
-	maxBodyBytes = 64 << 10
+	// maxBodyBytes bounds every request body (413 beyond) but the bulk
+	// routes', maxBulkBodyBytes: 100 links with every field at its longest
+	// (about 12 KiB of JSON each) fit twice over.
+	maxBodyBytes     = 64 << 10
+	maxBulkBodyBytes = 2 << 20
 )
 
 // server is the /api/v1 server: a manager.Runnable that serves on every
@@ -39,8 +43,11 @@ type server struct {
 	// index.
 	cachedLinks *fieldindex.Links
 
-	links   *resource[*kurzv1alpha1.Link, linkView]
-	domains *resource[*kurzv1alpha1.Domain, domainView]
+	links *resource[*kurzv1alpha1.Link, linkView]
+	// linkQuery answers filtered and sorted link lists and the tags; it is
+	// fed with the links' list index (see Setup).
+	linkQuery *linkquery.Index
+	domains   *resource[*kurzv1alpha1.Domain, domainView]
 	// webhooks is /api/v1/webhooks (webhooks.go).
 	webhooks *resource[*kurzv1alpha1.Webhook, webhookView]
 	auth     *authenticator
@@ -60,6 +67,7 @@ func newServer(c client.Client, live client.Reader, cachedLinks *fieldindex.Link
 		live:           live,
 		cachedLinks:    cachedLinks,
 		links:          linkResource(),
+		linkQuery:      linkquery.New(linkCreatedAt, linkUpdatedAt),
 		domains:        domainResource(),
 		webhooks:       webhookResource(),
 		auth:           newAuthenticator(c, o.TokenAudiences, o.AuthCacheTTL),

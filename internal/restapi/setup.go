@@ -9,6 +9,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/pagination"
 )
 
 // The API server reviews tokens and access for every caller, reads and
@@ -39,7 +40,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("api server: Link informer: %w", err)
 	}
-	if err := s.links.index.Register(linkInformer); err != nil {
+	// One handler feeds both link indexes, the list index last: a write
+	// awaited in it (await.go) is in the other one too.
+	if err := pagination.Register(linkInformer, pagination.Sink[*kurzv1alpha1.Link](s.linkQuery), s.links.index); err != nil {
 		return err
 	}
 	domainInformer, err := mgr.GetCache().GetInformer(ctx, &kurzv1alpha1.Domain{})

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/pagination"
 )
 
 // The API server reads and writes Webhooks for their owners.
@@ -24,7 +25,6 @@ func errWebhookNotFound() *apiError { return newError(http.StatusNotFound, "Webh
 func webhookResource() *resource[*kurzv1alpha1.Webhook, webhookView] {
 	r := &resource[*kurzv1alpha1.Webhook, webhookView]{
 		name:      "webhook",
-		path:      webhooksPath,
 		newObject: func() *kurzv1alpha1.Webhook { return &kurzv1alpha1.Webhook{} },
 		newList:   func() client.ObjectList { return &kurzv1alpha1.WebhookList{} },
 		notFound:  errWebhookNotFound,
@@ -38,17 +38,30 @@ func webhookResource() *resource[*kurzv1alpha1.Webhook, webhookView] {
 // webhooks.kurz.dev.
 func (s *server) webhookRoutes() []route {
 	return []route{
-		{"GET " + webhooksPath, "list", "webhooks", s.listWebhooks},
-		{"POST " + webhooksPath, "create", "webhooks", s.createWebhook},
-		{"GET " + webhooksPath + "/{id}", "get", "webhooks", s.showWebhook},
-		{"PUT " + webhooksPath + "/{id}", "update", "webhooks", s.updateWebhook},
-		{"DELETE " + webhooksPath + "/{id}", "delete", "webhooks", s.deleteWebhook},
+		{"GET " + webhooksPath, "list", "webhooks", s.listWebhooks, 0},
+		{"POST " + webhooksPath, "create", "webhooks", s.createWebhook, 0},
+		{"GET " + webhooksPath + "/{id}", "get", "webhooks", s.showWebhook, 0},
+		{"PUT " + webhooksPath + "/{id}", "update", "webhooks", s.updateWebhook, 0},
+		{"DELETE " + webhooksPath + "/{id}", "delete", "webhooks", s.deleteWebhook, 0},
 	}
 }
 
 // GET /api/v1/webhooks
+// One page of the workspace's Webhooks, newest first; no filters (a
+// workspace has few).
 func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request, c *caller) error {
-	return s.webhooks.list(s, w, r, c)
+	wid, err := s.workspaceID(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	page := pagination.ParsePage(r.URL.Query().Get("page"))
+	items, total := s.webhooks.index.Page(c.workspace, pagination.Offset(page), pagination.PerPage)
+	views := make([]webhookView, len(items))
+	for i, wh := range items {
+		views[i] = newWebhookView(wh, wid)
+	}
+	writeJSON(w, http.StatusOK, pagination.Build(s.listURL(r, webhooksPath), page, total, views))
+	return nil
 }
 
 // GET /api/v1/webhooks/{id}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // webhookObject reads the Webhook with uid id from kube-apiserver.
@@ -27,6 +28,7 @@ func webhookObject(g Gomega, ns, id string) *kurzv1alpha1.Webhook {
 }
 
 func TestWebhookLifecycle(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	w := newWorkspace(t)
@@ -125,6 +127,7 @@ func TestWebhookLifecycle(t *testing.T) {
 }
 
 func TestWebhookValidation(t *testing.T) {
+	testenv.Need(t)
 	w := newWorkspace(t)
 	valid := func() map[string]any {
 		return map[string]any{"url": "https://hooks.example.com/x", "events": []string{"link.created"}, "secret_name": "signing"}

@@ -47,6 +47,15 @@ func linkCreatedAt(l *kurzv1alpha1.Link) time.Time {
 	return l.CreationTimestamp.Time
 }
 
+// linkUpdatedAt is what the API answers as updated_at (timestamps.Print):
+// the stamp, else the object's creation time.
+func linkUpdatedAt(l *kurzv1alpha1.Link) time.Time {
+	if l.Status.UpdatedAt != nil {
+		return l.Status.UpdatedAt.Time
+	}
+	return l.CreationTimestamp.Time
+}
+
 func domainCreatedAt(d *kurzv1alpha1.Domain) time.Time {
 	if d.Status.CreatedAt != nil {
 		return d.Status.CreatedAt.Time

@@ -4,12 +4,15 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 )
 
 // TestWorkspacesAreIsolated: two workspaces never see or touch each
 // other's objects, and learn nothing of them (404, not 403).
 func TestWorkspacesAreIsolated(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	a, b := newWorkspace(t), newWorkspace(t)
 	hostA, hostB := uniqueHost(), uniqueHost()

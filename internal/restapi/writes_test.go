@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/testenv"
+
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,6 +39,7 @@ func isNotFoundAnswer(err error) bool {
 // live read; a write that only lost a race is applied again and succeeds;
 // a conflict on an object that is still there stays a conflict.
 func TestWritesDecideNotFoundByLiveRead(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "writes-"}}

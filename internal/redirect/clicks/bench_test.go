@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 // status.clickWriters). Reported as B/pending-link and B/unsure-link.
 func BenchmarkPendingLinkMemory(b *testing.B) {
 	const links = 10000
-	f := newFlusher(&clickQueue{}, nil, nil, 1)
+	w := newWriter(NewQueue(), nil, nil, 1)
 	now := time.Now()
 	l := kurzv1alpha1.Link{}
 	l.Namespace, l.Name, l.ResourceVersion = "workspace-0123456789", "link-0123456789", "123456789"
@@ -30,17 +30,17 @@ func BenchmarkPendingLinkMemory(b *testing.B) {
 	}
 	var pending, unsure float64
 	for b.Loop() {
-		q := &clickQueue{}
+		q := NewQueue()
 		m0 := heap()
-		counters := make([]*counter, links)
+		counters := make([]*Counter, links)
 		for i := range counters {
-			counters[i] = &counter{uid: types.UID(fmt.Sprintf("0b6c1f9e-2f2c-4c1e-9a57-%012d", i)), namespace: l.Namespace, name: l.Name, q: q}
-			counters[i].click(now.UnixNano())
+			counters[i] = q.newCounter(Link{UID: types.UID(fmt.Sprintf("0b6c1f9e-2f2c-4c1e-9a57-%012d", i)), Namespace: l.Namespace, Name: l.Name})
+			counters[i].Click(now.UnixNano())
 		}
 		m1 := heap()
 		unsures := make(map[types.UID]*unsureWrite, links)
 		for _, c := range counters {
-			unsures[c.uid] = f.patchFor(&l, 1, now.UnixNano())
+			unsures[c.link.UID] = w.patchFor(&l, 1, now.UnixNano())
 		}
 		m2 := heap()
 		pending += float64(m1-m0) / links
@@ -50,6 +50,31 @@ func BenchmarkPendingLinkMemory(b *testing.B) {
 	}
 	b.ReportMetric(pending/float64(b.N), "B/pending-link")
 	b.ReportMetric(unsure/float64(b.N), "B/unsure-link")
+}
+
+// BenchmarkClick measures what a redirect spends counting its click: a
+// Slot's click once its Counter is made, from one goroutine and from every
+// core at once on one Link:
+// go test -run '^$' -bench Click -benchmem ./internal/redirect/clicks/
+func BenchmarkClick(b *testing.B) {
+	l := Link{UID: "0b6c1f9e-2f2c-4c1e-9a57-000000000001", Namespace: "workspace", Name: "link"}
+	s := NewQueue().NewSlot()
+	now := time.Now().UnixNano()
+	s.Click(l, now)
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s.Click(l, now)
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				s.Click(l, now)
+			}
+		})
+	})
 }
 
 func heap() uint64 {

@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"context"
@@ -18,23 +18,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
+	"github.com/kurz-dev/kurz/internal/testenv/apiproxy"
 )
 
 // TestSpoolBytesPerLink measures what one pending Link takes in the spool:
 // a count (clicks never sent), and a count with its unanswered patch, for
 // typical names and for the longest the API allows (namespace 63, name
-// 253, writer ids 109 characters, 16 writers in the patch). The README's
-// figures come from its FIGURE lines:
+// 253, writer ids 109 characters, 16 writers in the patch).
+// docs/reliability.md's figures come from its FIGURE lines:
 //
-//	go test -count=1 -run SpoolBytesPerLink -v ./internal/redirect/ | grep FIGURE
+//	go test -count=1 -run SpoolBytesPerLink -v ./internal/redirect/clicks/ | grep FIGURE
 func TestSpoolBytesPerLink(t *testing.T) {
 	g := NewWithT(t)
 	now := time.Date(2026, 4, 23, 12, 0, 0, 0, time.UTC)
 	measure := func(ns, name, me string, writers int, idLen int) (count, withPatch int64) {
-		f := newFlusher(&clickQueue{}, nil, nil, 1)
-		f.marks.id = me
-		f.marks.now = func() time.Time { return now }
-		f.marks.seq = 123456
+		w := newWriter(NewQueue(), nil, nil, 1)
+		w.marks.id = me
+		w.marks.now = func() time.Time { return now }
+		w.marks.seq = 123456
 		l := kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "1234567890"}}
 		l.Status.Clicks = 98765432
 		for i := range writers - 1 {
@@ -44,7 +46,7 @@ func TestSpoolBytesPerLink(t *testing.T) {
 		pruned := metav1.NewTime(now.Add(-25 * time.Hour))
 		l.Status.ClickWritersPrunedThrough = &pruned
 		last := now.UnixNano()
-		u := f.patchFor(&l, 4321, last)
+		u := w.patchFor(&l, 4321, last)
 		uid := types.UID("8f3c2a1e-5b7d-4e9f-a0c1-2d3e4f5a6b7c")
 		count = entrySize(&spoolLink{UID: uid, Namespace: ns, Name: name, Clicks: 4321, Last: last})
 		withPatch = entrySize(&spoolLink{UID: uid, Namespace: ns, Name: name, Clicks: 4321, Last: last, Unsure: u})
@@ -53,7 +55,7 @@ func TestSpoolBytesPerLink(t *testing.T) {
 	count, patch := measure("team-payments", "spring-sale-2026", "kurz-7d9f8c6b5-x2k4q-1a2b3c4d", 2, 30)
 	wcount, wpatch := measure(strings.Repeat("n", 63), strings.Repeat("l", 253), strings.Repeat("p", 100)+"-1a2b3c4d", maxClickWriters, 109)
 	t.Logf("FIGURE spool bytes per pending Link: count %d, count+patch %d (typical names, 2 writers); longest names, 16 writers: %d, %d", count, patch, wcount, wpatch)
-	c := spoolCap(DefaultOptions().ClickSpoolSizeLimit, 0)
+	c := spoolCap(DefaultOptions().SpoolSizeLimit, 0)
 	t.Logf("FIGURE spool cap at the default 64Mi: %d bytes; counts (3/4 of it) of %d typical Links, %d of the longest",
 		c, c/countShareDen*countShareNum/count, c/countShareDen*countShareNum/wcount)
 	g.Expect(count).To(BeNumerically("<", 200))
@@ -129,25 +131,22 @@ func TestSpoolDropLog(t *testing.T) {
 // kept and the others dropped and counted; once kube-apiserver is back, the
 // kept clicks are written exactly once.
 func TestSpoolFullDuringOutage(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
-	ns, host := namespaceWithDomain(t, "spoolfull.test")
 	// Long names make each entry take about 300 bytes.
 	const popular, once = 30, 90
-	name := func(i int) string { return fmt.Sprintf("%s-%03d", strings.Repeat("x", 200), i) }
-	for i := range popular + once {
-		createLink(t, ns, name(i), host, fmt.Sprintf("k%03d", i), "https://dest.example/", nil)
+	links := make([]Link, popular+once)
+	for i := range links {
+		links[i] = newLink(t, fmt.Sprintf("%s-%03d", strings.Repeat("x", 200), i))
 	}
-	p := newHoldProxy(t)
+	p := apiproxy.New(t, cfg)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "clicks.spool")
 	o := testOptions()
-	o.ClickSpool = path
-	o.ClickSpoolSizeLimit = minSpoolSizeLimit
-	capBytes := spoolCap(o.ClickSpoolSizeLimit, 0)
-	a := startServerOn(t, p.config(), o)
-	f := a.srv.flusher
-	g.Eventually(func() int { return do(t, "HEAD", a.base, host, fmt.Sprintf("/k%03d", popular+once-1), nil).status }, 30*time.Second).Should(Equal(302))
+	o.Spool = filepath.Join(dir, "clicks.spool")
+	o.SpoolSizeLimit = minSpoolSizeLimit
+	capBytes := spoolCap(o.SpoolSizeLimit, 0)
+	a := start(t, o, p)
 	droppedBefore := testutil.ToFloat64(clicksDropped.WithLabelValues(reasonSpoolFull))
 
 	// The largest spool and directory seen, sampled until the end.
@@ -168,7 +167,7 @@ func TestSpoolFullDuringOutage(t *testing.T) {
 			for _, e := range entries {
 				if info, err := e.Info(); err == nil {
 					sum += info.Size()
-					if e.Name() == filepath.Base(path) {
+					if e.Name() == filepath.Base(o.Spool) {
 						spool = info.Size()
 					}
 				}
@@ -180,27 +179,27 @@ func TestSpoolFullDuringOutage(t *testing.T) {
 	}()
 	defer func() { close(stop); <-sampled }()
 
-	p.setMode(proxyDown)
-	for i := range popular + once {
+	p.SetMode(apiproxy.Down)
+	for i, l := range links {
 		n := 1
 		if i < popular {
 			n = 3
 		}
-		hammer(t, a.base, host, fmt.Sprintf("/k%03d", i), n)
+		a.ix.click(l, n)
 	}
 	const total = popular*3 + once
 	// Every click is either in the spool or dropped.
 	var sf *spoolFile
 	g.Eventually(func() int64 {
-		sf = readSpool(t, path)
+		sf = readSpool(t, o.Spool)
 		if sf == nil {
 			return -1
 		}
-		return sf.total() + f.droppedClicks.Load()
+		return sf.total() + a.droppedClicks.Load()
 	}, 30*time.Second).Should(Equal(int64(total)))
-	kept, dropped := sf.total(), f.droppedClicks.Load()
+	kept, dropped := sf.total(), a.droppedClicks.Load()
 	t.Logf("FIGURE spool full: %d Links clicked, %d kept (%d clicks) in %d bytes (cap %d), %d clicks dropped",
-		popular+once, len(sf.Links), kept, fileSize(t, path), capBytes, dropped)
+		popular+once, len(sf.Links), kept, fileSize(t, o.Spool), capBytes, dropped)
 	g.Expect(len(sf.Links)).To(BeNumerically("<", popular+once), "more Links than fit")
 	g.Expect(dropped).To(BeNumerically(">", 0))
 	g.Expect(testutil.ToFloat64(clicksDropped.WithLabelValues(reasonSpoolFull)) - droppedBefore).To(Equal(float64(dropped)))
@@ -211,34 +210,38 @@ func TestSpoolFullDuringOutage(t *testing.T) {
 			spooled[l.Name] += l.Unsure.Delta
 		}
 	}
-	for i := range popular {
-		g.Expect(spooled).To(HaveKeyWithValue(name(i), int64(3)), "the Links with the most clicks are kept")
+	for _, l := range links[:popular] {
+		g.Expect(spooled).To(HaveKeyWithValue(l.Name, int64(3)), "the Links with the most clicks are kept")
 	}
 
 	// kube-apiserver answers again: the kept clicks are written, once.
-	p.setMode(proxyPass)
+	p.SetMode(apiproxy.Pass)
+	ours := map[string]bool{}
+	for _, l := range links {
+		ours[l.Name] = true
+	}
 	sum := func() map[string]int64 {
 		var ls kurzv1alpha1.LinkList
 		g.Expect(k8s.List(ctx, &ls, client.InNamespace(ns))).To(Succeed())
 		out := map[string]int64{}
 		for _, l := range ls.Items {
-			if l.Status.Clicks != 0 {
+			if ours[l.Name] && l.Status.Clicks != 0 {
 				out[l.Name] = l.Status.Clicks
 			}
 		}
 		return out
 	}
 	g.Eventually(sum, 60*time.Second).Should(Equal(spooled))
-	g.Eventually(func() *spoolFile { return readSpool(t, path) }, 30*time.Second).Should(BeNil())
+	g.Eventually(func() *spoolFile { return readSpool(t, o.Spool) }, 30*time.Second).Should(BeNil())
 	g.Consistently(sum, 2*time.Second).Should(Equal(spooled))
-	g.Expect(f.droppedClicks.Load()).To(Equal(dropped), "nothing dropped after the outage")
+	g.Expect(a.droppedClicks.Load()).To(Equal(dropped), "nothing dropped after the outage")
 
 	mu.Lock()
 	defer mu.Unlock()
-	t.Logf("FIGURE spool full: largest spool %d bytes (cap %d), largest directory %d bytes (limit %d)", maxSpool, capBytes, maxDir, o.ClickSpoolSizeLimit)
+	t.Logf("FIGURE spool full: largest spool %d bytes (cap %d), largest directory %d bytes (limit %d)", maxSpool, capBytes, maxDir, o.SpoolSizeLimit)
 	g.Expect(maxSpool).To(BeNumerically(">", capBytes/2), "the sampler saw the spool")
 	g.Expect(maxSpool).To(BeNumerically("<=", capBytes))
-	g.Expect(maxDir).To(BeNumerically("<=", o.ClickSpoolSizeLimit-spoolSlack))
+	g.Expect(maxDir).To(BeNumerically("<=", o.SpoolSizeLimit-spoolSlack))
 }
 
 func fileSize(t *testing.T, path string) int64 {

@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"encoding/json"
@@ -40,7 +40,7 @@ type spoolLink struct {
 	Unsure *unsureWrite `json:"unsure,omitempty"`
 }
 
-// spool is the --click-spool file of a flusher.
+// spool is the --click-spool file of a Writer.
 type spool struct {
 	path string
 	// onDisk: the file exists (replayed, or written by a round that left
@@ -60,12 +60,12 @@ type spool struct {
 }
 
 // load reads the spool, if any, into q's counters (found with counterFor)
-// and the flusher's unsure writes. A file that cannot be read as a spool
+// and the Writer's unsure writes. A file that cannot be read as a spool
 // (not JSON, another version) is kept aside whole (see keepCorrupt),
 // logged, and otherwise ignored. A file with some invalid entries is kept
 // aside whole too, and its valid entries are replayed: one bad entry must
 // not cost the clicks of the others.
-func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID, ns, name string) *counter) error {
+func (s *spool) load(log logr.Logger, w *Writer) error {
 	s.log = log
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -98,9 +98,9 @@ func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID,
 	s.measure(log)
 	var clicks int64
 	for _, l := range sf.Links {
-		c := counterFor(l.UID, l.Namespace, l.Name)
+		c := w.counter(Link{UID: l.UID, Namespace: l.Namespace, Name: l.Name})
 		if l.Unsure != nil {
-			f.unsure[l.UID] = l.Unsure
+			w.unsure[l.UID] = l.Unsure
 			clicks += l.Unsure.Delta
 		}
 		clicks += l.Clicks
@@ -113,7 +113,7 @@ func (s *spool) load(log logr.Logger, f *flusher, counterFor func(uid types.UID,
 	}
 	if invalid > 0 {
 		// Only the valid entries from now on: the copy aside has the rest.
-		if _, _, err := s.checkpoint(f); err != nil {
+		if _, _, err := s.checkpoint(w); err != nil {
 			return fmt.Errorf("rewrite the click spool without its invalid entries: %w", err)
 		}
 	}
@@ -226,21 +226,21 @@ func (s *spool) remove() error {
 // each click once: a count is either still only in memory (so lost with the
 // process, not in the file twice) or in the file as a count or as an unsure
 // write, which the replay settles by its marker.
-func (s *spool) checkpoint(f *flusher) (links int, clicks int64, err error) {
-	return s.write(f, false)
+func (s *spool) checkpoint(w *Writer) (links int, clicks int64, err error) {
+	return s.write(w, false)
 }
 
 // save writes what the final flush left: the queued counters (taken) and
 // the unsure writes. Nothing left removes the file. The write is atomic (a
 // temporary file, fsynced, renamed over the spool, the directory fsynced):
 // a crash leaves the old spool or the new one, never half of one.
-func (s *spool) save(f *flusher) (links int, clicks int64, err error) {
-	return s.write(f, true)
+func (s *spool) save(w *Writer) (links int, clicks int64, err error) {
+	return s.write(w, true)
 }
 
 // write writes the pending counts (taken from the queue with take, else
 // only read) and the unsure writes, or removes the file if there are none.
-func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error) {
+func (s *spool) write(w *Writer, take bool) (links int, clicks int64, err error) {
 	byUID := map[types.UID]*spoolEntry{}
 	var entries []*spoolEntry
 	add := func(uid types.UID, ns, name string) *spoolEntry {
@@ -252,13 +252,13 @@ func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error
 		}
 		return e
 	}
-	var queued []*counter
+	var queued []*Counter
 	if take {
-		queued = f.q.take()
+		queued = w.q.take()
 	} else {
-		queued = f.q.peek()
+		queued = w.q.peek()
 	}
-	seen := make(map[*counter]bool, len(queued))
+	seen := make(map[*Counter]bool, len(queued))
 	for _, c := range queued {
 		if seen[c] {
 			continue // queued twice (a requeue racing a click): count it once
@@ -274,14 +274,14 @@ func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error
 		if n == 0 {
 			continue
 		}
-		e := add(c.uid, c.namespace, c.name)
+		e := add(c.link.UID, c.link.Namespace, c.link.Name)
 		e.link.Clicks += n
 		e.link.Last = max(e.link.Last, c.last.Load())
 		if !take {
 			e.c, e.n = c, e.n+n
 		}
 	}
-	for uid, u := range f.unsure {
+	for uid, u := range w.unsure {
 		add(uid, u.Namespace, u.Name).link.Unsure = u
 	}
 	if len(entries) == 0 {
@@ -320,7 +320,7 @@ func (s *spool) write(f *flusher, take bool) (links int, clicks int64, err error
 	}
 	s.onDisk = len(keep) > 0
 	if len(drop) > 0 {
-		s.giveUp(f, drop, take)
+		s.giveUp(w, drop, take)
 	}
 	return len(keep), clicks, nil
 }

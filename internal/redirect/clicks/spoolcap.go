@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"cmp"
@@ -101,7 +101,7 @@ type spoolEntry struct {
 	link spoolLink
 	// c and n are the counter the entry's count was read from and that
 	// count (peeked: still in the counter), to give it up.
-	c    *counter
+	c    *Counter
 	n    int64
 	json []byte
 }
@@ -161,24 +161,24 @@ func (s *spool) fit(entries []*spoolEntry, base int64) (keep, drop []*spoolEntry
 }
 
 // giveUp drops entries that did not fit: peeked counts leave their
-// counters, unsure writes leave f.unsure (never sent again, never settled).
+// counters, unsure writes leave w.unsure (never sent again, never settled).
 // Each is counted; the log line is rate-limited (see noteDropped).
-func (s *spool) giveUp(f *flusher, drop []*spoolEntry, final bool) {
+func (s *spool) giveUp(w *Writer, drop []*spoolEntry, final bool) {
 	var links int
 	var clicks int64
 	for _, e := range drop {
 		if e.c != nil && e.n != 0 {
 			e.c.n.Add(-e.n)
 		}
-		if u := e.link.Unsure; u != nil && f.unsure[e.link.UID] == u {
-			delete(f.unsure, e.link.UID)
+		if u := e.link.Unsure; u != nil && w.unsure[e.link.UID] == u {
+			delete(w.unsure, e.link.UID)
 			s.log.Error(nil, "click spool full: giving up an unanswered click write; its clicks are counted as dropped, though it may have been applied",
 				"link", e.link.Namespace+"/"+e.link.Name, "clicks", u.Delta)
 		}
 		links++
 		clicks += e.clicks()
 	}
-	f.dropped(reasonSpoolFull, clicks)
+	w.dropped(reasonSpoolFull, clicks)
 	s.noteDropped(links, clicks, final)
 }
 

@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"sync"
@@ -18,23 +18,23 @@ var (
 		"Links with clicks counted by this replica and not yet known to be stored.", nil, nil)
 )
 
-// pendingCollector sums the pending clicks of the flushers running in the
+// pendingCollector sums the pending clicks of the Writers running in the
 // process: one in production; tests run several managers in one process.
 type pendingCollector struct {
-	mu       sync.Mutex
-	flushers map[*flusher]struct{}
+	mu      sync.Mutex
+	writers map[*Writer]struct{}
 }
 
-var pendingClicks = &pendingCollector{flushers: map[*flusher]struct{}{}}
+var pendingClicks = &pendingCollector{writers: map[*Writer]struct{}{}}
 
-// add counts f's pending clicks until the returned func is called.
-func (p *pendingCollector) add(f *flusher) (remove func()) {
+// add counts w's pending clicks until the returned func is called.
+func (p *pendingCollector) add(w *Writer) (remove func()) {
 	p.mu.Lock()
-	p.flushers[f] = struct{}{}
+	p.writers[w] = struct{}{}
 	p.mu.Unlock()
 	return func() {
 		p.mu.Lock()
-		delete(p.flushers, f)
+		delete(p.writers, w)
 		p.mu.Unlock()
 	}
 }
@@ -47,8 +47,8 @@ func (p *pendingCollector) Describe(ch chan<- *prometheus.Desc) {
 func (p *pendingCollector) Collect(ch chan<- prometheus.Metric) {
 	p.mu.Lock()
 	var links, clicks int64
-	for f := range p.flushers {
-		l, c := f.pending()
+	for w := range p.writers {
+		l, c := w.pending()
 		links += l
 		clicks += c
 	}
@@ -62,31 +62,31 @@ func (p *pendingCollector) Collect(ch chan<- prometheus.Metric) {
 // is unknown (as of the last flush round, or of its planning while the
 // spool is on disk). It is a snapshot, exact between flush rounds; during
 // one, a count may be read twice or not at all for the moment it moves.
-func (f *flusher) pending() (links, clicks int64) {
+func (w *Writer) pending() (links, clicks int64) {
 	byLink := map[types.UID]int64{}
-	if seen := f.unsureSeen.Load(); seen != nil {
+	if seen := w.unsureSeen.Load(); seen != nil {
 		for uid, n := range *seen {
 			byLink[uid] += n
 		}
 	}
-	if w := f.inflight.Load(); w != nil {
+	if w := w.inflight.Load(); w != nil {
 		byLink[w.uid] += w.clicks
 	}
-	f.q.mu.Lock()
+	w.q.mu.Lock()
 	// A counter clicked again during a round is in both lists: count it once.
-	counted := make(map[*counter]struct{}, len(f.q.cur)+len(f.q.flushing))
-	for _, batch := range [][]*counter{f.q.cur, f.q.flushing} {
+	counted := make(map[*Counter]struct{}, len(w.q.cur)+len(w.q.flushing))
+	for _, batch := range [][]*Counter{w.q.cur, w.q.flushing} {
 		for _, c := range batch {
 			if _, dup := counted[c]; dup {
 				continue
 			}
 			counted[c] = struct{}{}
 			if n := c.n.Load(); n > 0 {
-				byLink[c.uid] += n
+				byLink[c.link.UID] += n
 			}
 		}
 	}
-	f.q.mu.Unlock()
+	w.q.mu.Unlock()
 	for _, n := range byLink {
 		if n > 0 {
 			links++
@@ -99,18 +99,18 @@ func (f *flusher) pending() (links, clicks int64) {
 // roundDone ends a flush round: its batch is back in the queue (what it
 // could not write) or stored, and its unknown-outcome writes are published
 // for pending.
-func (f *flusher) roundDone() {
-	f.q.roundDone()
-	f.publishUnsure()
+func (w *Writer) roundDone() {
+	w.q.roundDone()
+	w.publishUnsure()
 }
 
 // publishUnsure copies the unknown-outcome writes for pending.
-func (f *flusher) publishUnsure() {
-	seen := make(map[types.UID]int64, len(f.unsure))
-	for uid, u := range f.unsure {
+func (w *Writer) publishUnsure() {
+	seen := make(map[types.UID]int64, len(w.unsure))
+	for uid, u := range w.unsure {
 		seen[uid] = u.Delta
 	}
-	f.unsureSeen.Store(&seen)
+	w.unsureSeen.Store(&seen)
 }
 
 // inflightWrite is the clicks of one Link that a flush is sending.

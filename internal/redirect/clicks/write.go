@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"context"
@@ -106,13 +106,13 @@ type clickPatch struct {
 // patch again after a 429 or a 5xx with Retry-After, and if the first copy
 // was applied, the copy sent again conflicts with it. So after a conflict
 // the Link read again is searched for the patch's marker first.
-func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) error {
-	key := types.NamespacedName{Namespace: c.namespace, Name: c.name}
-	reader := f.cached
+func (w *Writer) write(ctx context.Context, c *Counter, delta, last int64) error {
+	key := c.link.key()
+	reader := w.cached
 	var conflicted *unsureWrite // the patch that got the conflict
 	for attempt := 0; ; attempt++ {
 		var l kurzv1alpha1.Link
-		if err := f.get(ctx, reader, key, &l); err != nil {
+		if err := w.get(ctx, reader, key, &l); err != nil {
 			if apierrors.IsNotFound(err) {
 				return errLinkGone
 			}
@@ -122,21 +122,21 @@ func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) erro
 			}
 			return fmt.Errorf("read link: %w", err)
 		}
-		if l.UID != c.uid {
+		if l.UID != c.link.UID {
 			return errLinkGone
 		}
 		if conflicted != nil && hasMarker(&l, conflicted.Writer) {
 			return nil // applied, and its retry conflicted with it
 		}
-		u := f.patchFor(&l, delta, last)
-		err := f.send(ctx, &l, u.Patch)
+		u := w.patchFor(&l, delta, last)
+		err := w.send(ctx, &l, u.Patch)
 		switch {
 		case err == nil:
 			return nil
 		case apierrors.IsNotFound(err):
 			return errLinkGone
 		case apierrors.IsConflict(err) && attempt < maxConflictRetries:
-			reader = f.live
+			reader = w.live
 			conflicted = u
 		case apierrors.IsConflict(err):
 			// Out of retries, and this copy may be applied (see above).
@@ -150,7 +150,7 @@ func (f *flusher) write(ctx context.Context, c *counter, delta, last int64) erro
 }
 
 // patchFor builds the patch adding delta clicks to l as read.
-func (f *flusher) patchFor(l *kurzv1alpha1.Link, delta, last int64) *unsureWrite {
+func (w *Writer) patchFor(l *kurzv1alpha1.Link, delta, last int64) *unsureWrite {
 	var p clickPatch
 	p.Metadata.ResourceVersion = l.ResourceVersion
 	p.Status.Clicks = l.Status.Clicks + delta
@@ -158,9 +158,9 @@ func (f *flusher) patchFor(l *kurzv1alpha1.Link, delta, last int64) *unsureWrite
 	if l.Status.LastClickTime != nil && l.Status.LastClickTime.After(p.Status.LastClickTime.Time) {
 		p.Status.LastClickTime = *l.Status.LastClickTime
 	}
-	mine := f.marks.next()
+	mine := w.marks.next()
 	p.Status.ClickWriters, p.Status.ClickWritersPrunedThrough = pruneWriters(
-		l.Status.ClickWriters, l.Status.ClickWritersPrunedThrough, mine, f.marks.now())
+		l.Status.ClickWriters, l.Status.ClickWritersPrunedThrough, mine, w.marks.now())
 	body, err := json.Marshal(&p)
 	if err != nil {
 		panic(err) // plain structs: cannot fail
@@ -203,15 +203,15 @@ func pruneWriters(old []kurzv1alpha1.ClickWriter, prunedThrough *metav1.Time, mi
 }
 
 // send sends a click patch within the flush's timeout.
-func (f *flusher) send(ctx context.Context, l *kurzv1alpha1.Link, body []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+func (w *Writer) send(ctx context.Context, l *kurzv1alpha1.Link, body []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
-	return f.writer.Status().Patch(ctx, l, client.RawPatch(types.MergePatchType, body))
+	return w.patcher.Status().Patch(ctx, l, client.RawPatch(types.MergePatchType, body))
 }
 
 // get reads within the flush's timeout.
-func (f *flusher) get(ctx context.Context, r client.Reader, key types.NamespacedName, l *kurzv1alpha1.Link) error {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+func (w *Writer) get(ctx context.Context, r client.Reader, key types.NamespacedName, l *kurzv1alpha1.Link) error {
+	ctx, cancel := context.WithTimeout(ctx, w.timeout)
 	defer cancel()
 	return r.Get(ctx, key, l)
 }
@@ -236,13 +236,13 @@ func (f *flusher) get(ctx context.Context, r client.Reader, key types.Namespaced
 // a day, or more than maxClickWriters wrote since). clickWritersPrunedThrough
 // then is not older than our marker; the clicks are written again, and the
 // possible double count is logged.
-func (f *flusher) settle(ctx context.Context, c *counter, u *unsureWrite) (applied bool, err error) {
-	key := types.NamespacedName{Namespace: c.namespace, Name: c.name}
+func (w *Writer) settle(ctx context.Context, c *Counter, u *unsureWrite) (applied bool, err error) {
+	key := c.link.key()
 	for attempt := 0; ; attempt++ {
 		var l kurzv1alpha1.Link
-		err := f.get(ctx, f.live, key, &l)
+		err := w.get(ctx, w.live, key, &l)
 		switch {
-		case apierrors.IsNotFound(err) || (err == nil && l.UID != c.uid):
+		case apierrors.IsNotFound(err) || (err == nil && l.UID != c.link.UID):
 			return false, errLinkGone
 		case err != nil:
 			return false, fmt.Errorf("read link: %w", err)
@@ -261,7 +261,7 @@ func (f *flusher) settle(ctx context.Context, c *counter, u *unsureWrite) (appli
 		if attempt >= maxConflictRetries {
 			return false, fmt.Errorf("link %s keeps changing", key)
 		}
-		err = f.send(ctx, &l, u.Patch)
+		err = w.send(ctx, &l, u.Patch)
 		switch {
 		case err == nil:
 			return true, nil
@@ -276,7 +276,7 @@ func (f *flusher) settle(ctx context.Context, c *counter, u *unsureWrite) (appli
 			// Link's later ones and the spool forever.
 			u.refusals++
 			if u.refusals >= maxRefusals {
-				f.dropped(reasonRefused, u.Delta)
+				w.dropped(reasonRefused, u.Delta)
 				ctrl.LoggerFrom(ctx).WithName("clicks").Error(err,
 					"giving up an unanswered click write that kube-apiserver refuses at an unchanged resourceVersion; its clicks are dropped (and were not applied, unless its first copy is still in flight)",
 					"link", key, "clicks", u.Delta, "refusals", u.refusals, "sent", u.Writer.Time.Time)

@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // TestRefusedUnsureWriteIsGivenUp: an unanswered click write that
@@ -22,23 +23,20 @@ import (
 // up after a bound: its clicks are counted as dropped, and the Link's later
 // clicks, held behind it until then, are written (and the spool removed).
 func TestRefusedUnsureWriteIsGivenUp(t *testing.T) {
+	testenv.Need(t)
 	ctx := context.Background()
-	ns := newNamespace(t)
-	host := ns + ".refused.test"
-	for i, durable := range []bool{false, true} {
+	for _, durable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("write-ahead=%t", durable), func(t *testing.T) {
 			g := NewWithT(t)
-			name := fmt.Sprintf("l%d", i)
-			l := createLink(t, ns, name, host, name, "https://dest.example/", nil)
-			q := &clickQueue{}
-			c := &counter{uid: l.UID, namespace: ns, name: name, q: q}
-			f := newFlusher(q, k8s, k8s, 100)
+			l, c, w := counted(t, "refused", k8s, k8s)
 			path := filepath.Join(t.TempDir(), "clicks.spool")
 			if durable {
-				f.spool = newSpool(path, DefaultOptions().ClickSpoolSizeLimit)
+				w.spool = newSpool(path, DefaultOptions().SpoolSizeLimit)
 			}
 
-			u := f.patchFor(l, 3, time.Now().UnixNano())
+			var o kurzv1alpha1.Link
+			g.Expect(k8s.Get(ctx, l.key(), &o)).To(Succeed())
+			u := w.patchFor(&o, 3, time.Now().UnixNano())
 			var p clickPatch
 			g.Expect(json.Unmarshal(u.Patch, &p)).To(Succeed())
 			for n := range 32 {
@@ -47,28 +45,28 @@ func TestRefusedUnsureWriteIsGivenUp(t *testing.T) {
 			var err error
 			u.Patch, err = json.Marshal(&p)
 			g.Expect(err).NotTo(HaveOccurred())
-			f.unsure[c.uid] = u
+			w.unsure[l.UID] = u
 			c.requeue(2, time.Now().UnixNano()) // clicked since
 			if durable {
-				_, _, err := f.spool.checkpoint(f)
+				_, _, err := w.spool.checkpoint(w)
 				g.Expect(err).NotTo(HaveOccurred())
 			}
 
-			_, failed := f.flush(ctx, false)
+			_, failed := w.flush(ctx, false)
 			g.Expect(failed).To(Equal(1), "refused")
-			g.Expect(f.unsure).To(HaveKey(c.uid), "one refusal is not given up")
-			g.Expect(clicksOf(t, ns, name)).To(BeZero())
+			g.Expect(w.unsure).To(HaveKey(l.UID), "one refusal is not given up")
+			g.Expect(stored(t, l)).To(BeZero())
 
 			rounds := 1
 			g.Eventually(func() int {
-				f.flush(ctx, false)
+				w.flush(ctx, false)
 				rounds++
-				return len(f.unsure)
+				return len(w.unsure)
 			}, 30*time.Second, 10*time.Millisecond).Should(BeZero(), "given up")
 			g.Expect(rounds).To(BeNumerically("<=", 12))
-			g.Expect(f.droppedClicks.Load()).To(Equal(int64(3)))
-			f.flush(ctx, false)
-			g.Expect(clicksOf(t, ns, name)).To(Equal(int64(2)), "the later clicks written")
+			g.Expect(w.droppedClicks.Load()).To(Equal(int64(3)))
+			w.flush(ctx, false)
+			g.Expect(stored(t, l)).To(Equal(int64(2)), "the later clicks written")
 			_, err = os.Stat(path)
 			g.Expect(err).To(MatchError(os.ErrNotExist), "no spool left")
 		})

@@ -1,4 +1,4 @@
-package redirect
+package clicks
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -16,7 +15,7 @@ import (
 // planned is a click patch a write-ahead round computed and spooled as an
 // unsure write before sending it.
 type planned struct {
-	c    *counter
+	c    *Counter
 	link *kurzv1alpha1.Link
 	u    *unsureWrite
 }
@@ -27,10 +26,10 @@ type planned struct {
 // ahead:
 //
 //  1. settle the unsure writes and compute one patch per clicked Link (from
-//     the informer cache), each recorded in f.unsure as if already sent;
+//     the informer cache), each recorded in w.unsure as if already sent;
 //  2. checkpoint the spool: the patches are in it as unsure writes (marker
 //     and precondition), the rest as counts; fsync;
-//  3. send the patches: answered ones leave f.unsure; the others become
+//  3. send the patches: answered ones leave w.unsure; the others become
 //     counts again (rejected, or never sent after the API server stopped
 //     answering) or stay unsure (no answer).
 //
@@ -45,57 +44,57 @@ type planned struct {
 // would need another write ahead): it stays an unsure write (its retry may
 // conflict with its own applied first copy), settled by the next round, so
 // its clicks wait one flush interval.
-func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed int) {
+func (w *Writer) flushDurable(ctx context.Context, final bool) (written, failed int) {
 	log := ctrl.LoggerFrom(ctx).WithName("clicks")
-	plan, written, failed, deferred := f.plan(ctx, log, f.q.take(), final)
+	plan, written, failed, deferred := w.plan(ctx, log, w.q.take(), final)
 
 	wroteAhead := false
 	if len(plan) > 0 {
-		_, _, err := f.spool.checkpoint(f)
+		_, _, err := w.spool.checkpoint(w)
 		wroteAhead = err == nil
 		if err != nil {
 			// Sending now could leave counts in the old file that the
 			// server also has. Without the file nothing can count twice.
-			if rerr := f.spool.remove(); rerr != nil {
-				log.Error(errors.Join(err, rerr), "cannot write or remove the click spool; click patches wait", "path", f.spool.path)
+			if rerr := w.spool.remove(); rerr != nil {
+				log.Error(errors.Join(err, rerr), "cannot write or remove the click spool; click patches wait", "path", w.spool.path)
 				for _, p := range plan {
-					f.unplan(p)
+					w.unplan(p)
 					failed++
 					flushFailures.Inc()
 				}
 				return written, failed
 			}
-			log.Error(err, "cannot write the click spool: removed; its clicks are held in memory only", "path", f.spool.path)
+			log.Error(err, "cannot write the click spool: removed; its clicks are held in memory only", "path", w.spool.path)
 		}
 	}
 
 	// The planned patches are unsure writes now, pending until answered.
-	f.publishUnsure()
+	w.publishUnsure()
 	stopped := false
 	for _, p := range plan {
-		if f.unsure[p.c.uid] != p.u {
+		if w.unsure[p.c.link.UID] != p.u {
 			continue // given up by the checkpoint (no room): never sent
 		}
 		if stopped {
-			f.unplan(p) // never sent
+			w.unplan(p) // never sent
 			failed++
 			flushFailures.Inc()
 			continue
 		}
-		err := f.sendPlanned(ctx, p, final)
+		err := w.sendPlanned(ctx, p, final)
 		switch {
 		case err == nil:
-			delete(f.unsure, p.c.uid)
+			delete(w.unsure, p.c.link.UID)
 			written++
 			flushWrites.Inc()
 			continue
 		case apierrors.IsNotFound(err):
-			delete(f.unsure, p.c.uid)
+			delete(w.unsure, p.c.link.UID)
 			continue
 		}
 		failed++
 		flushFailures.Inc()
-		log.V(1).Info("click flush failed; kept", "link", types.NamespacedName{Namespace: p.c.namespace, Name: p.c.name}, "clicks", p.u.Delta, "error", err.Error())
+		log.V(1).Info("click flush failed; kept", "link", p.c.link.key(), "clicks", p.u.Delta, "error", err.Error())
 		switch {
 		case apierrors.IsConflict(err):
 			// Not proof it was not applied: client-go sends a patch again
@@ -104,7 +103,7 @@ func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed
 			// the next round finds its marker, or writes its clicks again.
 			p.c.requeue(0, p.u.Last)
 		case errors.Is(err, errNotSent) || rejected(err):
-			f.unplan(p)
+			w.unplan(p)
 		default:
 			// No answer: it stays unsure, settled by the next round.
 			p.c.requeue(0, p.u.Last)
@@ -125,10 +124,10 @@ func (f *flusher) flushDurable(ctx context.Context, final bool) (written, failed
 			log.V(1).Info("click spool: no room to write ahead the patches of some Links this round; they wait", "links", deferred)
 		}
 		if !wroteAhead {
-			f.checkpoint(log)
+			w.checkpoint(log)
 		}
 	} else {
-		f.spool.written(log)
+		w.spool.written(log)
 	}
 	return written, failed
 }
@@ -142,27 +141,27 @@ func unsureEntrySize(u *unsureWrite) int64 {
 }
 
 // plan settles the unsure writes of batch and computes one patch per
-// clicked Link, recorded in f.unsure (step 1 of flushDurable). It stops at
+// clicked Link, recorded in w.unsure (step 1 of flushDurable). It stops at
 // the first failure that says kube-apiserver is unreachable, keeping the
 // rest. The write-ahead entries may take what the counts leave of the
 // spool's cap (see spoolcap.go): the Links past it wait as counts for the
 // next round (deferred). One is planned whatever its size, so that every
 // round makes progress.
-func (f *flusher) plan(ctx context.Context, log logr.Logger, batch []*counter, final bool) (plan []planned, written, failed, deferred int) {
-	room := f.spool.writeAheadRoom()
+func (w *Writer) plan(ctx context.Context, log logr.Logger, batch []*Counter, final bool) (plan []planned, written, failed, deferred int) {
+	room := w.spool.writeAheadRoom()
 	var unsureBytes int64
-	for _, u := range f.unsure {
+	for _, u := range w.unsure {
 		unsureBytes += unsureEntrySize(u)
 	}
 	for i, c := range batch {
 		c.queued.Store(false)
 		delta, last := c.n.Swap(0), c.last.Load()
-		old, unsure := f.unsure[c.uid]
+		old, unsure := w.unsure[c.link.UID]
 		if !unsure && delta == 0 {
 			continue
 		}
-		p, err := f.prepare(ctx, c, delta, last, final)
-		if unsure && f.unsure[c.uid] != old {
+		p, err := w.prepare(ctx, c, delta, last, final)
+		if unsure && w.unsure[c.link.UID] != old {
 			unsureBytes -= unsureEntrySize(old) // settled
 		}
 		switch {
@@ -172,7 +171,7 @@ func (f *flusher) plan(ctx context.Context, log logr.Logger, batch []*counter, f
 		case err == nil:
 			size := unsureEntrySize(p.u)
 			if len(plan) > 0 && unsureBytes+size > room {
-				f.unplan(*p)
+				w.unplan(*p)
 				deferred++
 				continue
 			}
@@ -184,9 +183,9 @@ func (f *flusher) plan(ctx context.Context, log logr.Logger, batch []*counter, f
 		}
 		failed++
 		flushFailures.Inc()
-		log.V(1).Info("click flush failed; kept", "link", types.NamespacedName{Namespace: c.namespace, Name: c.name}, "error", err.Error())
+		log.V(1).Info("click flush failed; kept", "link", c.link.key(), "error", err.Error())
 		if !rejected(err) {
-			failed += f.keep(batch[i+1:])
+			failed += w.keep(batch[i+1:])
 			break
 		}
 	}
@@ -197,21 +196,21 @@ func (f *flusher) plan(ctx context.Context, log logr.Logger, batch []*counter, f
 var errNotSent = errors.New("click patch not sent")
 
 // prepare settles c's unsure write, if any, and computes the patch for
-// what is left to write, recorded in f.unsure; nil if nothing is. On
+// what is left to write, recorded in w.unsure; nil if nothing is. On
 // error the counts are requeued.
-func (f *flusher) prepare(ctx context.Context, c *counter, delta, last int64, final bool) (*planned, error) {
-	link := types.NamespacedName{Namespace: c.namespace, Name: c.name}
-	if u, ok := f.unsure[c.uid]; ok {
+func (w *Writer) prepare(ctx context.Context, c *Counter, delta, last int64, final bool) (*planned, error) {
+	link := c.link.key()
+	if u, ok := w.unsure[c.link.UID]; ok {
 		if !final {
-			if err := f.limiter.Wait(ctx); err != nil {
+			if err := w.limiter.Wait(ctx); err != nil {
 				c.requeue(delta, last)
 				return nil, err
 			}
 		}
-		applied, err := f.settle(ctx, c, u)
+		applied, err := w.settle(ctx, c, u)
 		switch {
 		case errors.Is(err, errLinkGone):
-			delete(f.unsure, c.uid)
+			delete(w.unsure, c.link.UID)
 			return nil, err
 		case errors.Is(err, errGivenUp):
 			applied = true // dropped: not written again
@@ -219,7 +218,7 @@ func (f *flusher) prepare(ctx context.Context, c *counter, delta, last int64, fi
 			c.requeue(delta, last)
 			return nil, err
 		}
-		delete(f.unsure, c.uid)
+		delete(w.unsure, c.link.UID)
 		if !applied {
 			delta += u.Delta
 			last = max(last, u.Last)
@@ -229,42 +228,42 @@ func (f *flusher) prepare(ctx context.Context, c *counter, delta, last int64, fi
 		return nil, nil
 	}
 	var l kurzv1alpha1.Link
-	if err := f.get(ctx, f.cached, link, &l); err != nil {
+	if err := w.get(ctx, w.cached, link, &l); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, errLinkGone
 		}
 		c.requeue(delta, last)
 		return nil, err
 	}
-	if l.UID != c.uid {
+	if l.UID != c.link.UID {
 		return nil, errLinkGone
 	}
-	u := f.patchFor(&l, delta, last)
-	f.unsure[c.uid] = u
+	u := w.patchFor(&l, delta, last)
+	w.unsure[c.link.UID] = u
 	return &planned{c: c, link: &l, u: u}, nil
 }
 
-func (f *flusher) sendPlanned(ctx context.Context, p planned, final bool) error {
+func (w *Writer) sendPlanned(ctx context.Context, p planned, final bool) error {
 	if !final {
-		if err := f.limiter.Wait(ctx); err != nil {
+		if err := w.limiter.Wait(ctx); err != nil {
 			return errors.Join(errNotSent, err)
 		}
 	}
-	return f.send(ctx, p.link, p.u.Patch)
+	return w.send(ctx, p.link, p.u.Patch)
 }
 
 // unplan turns a planned patch known not to apply back into counts.
-func (f *flusher) unplan(p planned) {
-	delete(f.unsure, p.c.uid)
+func (w *Writer) unplan(p planned) {
+	delete(w.unsure, p.c.link.UID)
 	p.c.requeue(p.u.Delta, p.u.Last)
 }
 
 // checkpoint writes the spool with what is pending now; see spool.checkpoint.
-func (f *flusher) checkpoint(log logr.Logger) {
-	links, clicks, err := f.spool.checkpoint(f)
+func (w *Writer) checkpoint(log logr.Logger) {
+	links, clicks, err := w.spool.checkpoint(w)
 	if err != nil {
-		log.Error(err, "cannot write the click spool: a SIGKILL now loses the clicks held in memory", "path", f.spool.path)
+		log.Error(err, "cannot write the click spool: a SIGKILL now loses the clicks held in memory", "path", w.spool.path)
 		return
 	}
-	log.V(1).Info("click spool written", "path", f.spool.path, "links", links, "clicks", clicks)
+	log.V(1).Info("click spool written", "path", w.spool.path, "links", links, "clicks", clicks)
 }

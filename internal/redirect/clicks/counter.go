@@ -1,0 +1,138 @@
+package clicks
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Link is the Link clicks are counted for: its uid (a Link deleted and
+// created again under its name is another Link, whose clicks start over)
+// and its name, which the Writer patches.
+type Link struct {
+	UID       types.UID
+	Namespace string
+	Name      string
+}
+
+func (l Link) key() types.NamespacedName {
+	return types.NamespacedName{Namespace: l.Namespace, Name: l.Name}
+}
+
+// Queue holds the Counters clicked since the last flush round: clicks
+// queue their Counter (once per round), the Writer takes them.
+type Queue struct {
+	mu  sync.Mutex
+	cur []*Counter
+	// flushing is the batch the flush round in progress took, so that
+	// kurz_clicks_pending still sees its counts (see pending.go).
+	flushing []*Counter
+}
+
+// NewQueue returns an empty queue.
+func NewQueue() *Queue { return &Queue{} }
+
+// NewSlot returns a Slot whose Counter, once made, queues on q.
+func (q *Queue) NewSlot() *Slot { return &Slot{q: q} }
+
+// newCounter returns a Counter of l that queues on q.
+func (q *Queue) newCounter(l Link) *Counter { return &Counter{link: l, q: q} }
+
+func (q *Queue) push(c *Counter) {
+	q.mu.Lock()
+	q.cur = append(q.cur, c)
+	q.mu.Unlock()
+}
+
+// peek returns the queued counters, leaving them queued.
+func (q *Queue) peek() []*Counter {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.cur)
+}
+
+// take empties the queue for a flush round; roundDone ends the round.
+func (q *Queue) take() []*Counter {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.cur
+	q.cur = nil
+	q.flushing = out
+	return out
+}
+
+// roundDone forgets the batch of the round that ended.
+func (q *Queue) roundDone() {
+	q.mu.Lock()
+	q.flushing = nil
+	q.mu.Unlock()
+}
+
+// Slot is where the clicks of one Link (one uid) are counted. The redirect
+// index's Entries of one Link share it, so no click is lost to an edit. Its
+// Counter is made at the first click: most links are not clicked between
+// two starts of a replica, and a Counter is 80 bytes to a Slot's 16.
+type Slot struct {
+	c atomic.Pointer[Counter]
+	q *Queue
+}
+
+// Click counts one click of l at now (unix nanoseconds). l is read only
+// when the Slot makes its Counter, at its first click; a click allocates
+// nothing.
+func (s *Slot) Click(l Link, now int64) { s.Counter(l).Click(now) }
+
+// Counter returns the Slot's Counter, made for l if there is none yet.
+func (s *Slot) Counter(l Link) *Counter {
+	if c := s.c.Load(); c != nil {
+		return c
+	}
+	c := s.q.newCounter(l)
+	if s.c.CompareAndSwap(nil, c) {
+		return c
+	}
+	return s.c.Load()
+}
+
+// Counter counts the clicks of one Link (one uid) between flush rounds. It
+// outlives the Entry it was made for when the Link changes, so no click is
+// lost to an edit.
+type Counter struct {
+	link   Link
+	n      atomic.Int64
+	last   atomic.Int64 // unix nanoseconds of the latest click
+	queued atomic.Bool  // in the queue already
+	q      *Queue
+}
+
+// Click counts one click at now (unix nanoseconds). Only the first click
+// after a flush round takes the queue's lock; the rest are two atomic
+// operations.
+func (c *Counter) Click(now int64) {
+	c.n.Add(1)
+	c.last.Store(now)
+	if !c.queued.Load() && c.queued.CompareAndSwap(false, true) {
+		c.q.push(c)
+	}
+}
+
+// requeue gives back counts a flush could not write, for the next flush.
+func (c *Counter) requeue(delta, last int64) {
+	c.n.Add(delta)
+	c.seen(last)
+	if c.queued.CompareAndSwap(false, true) {
+		c.q.push(c)
+	}
+}
+
+// seen raises the counter's latest click time to last.
+func (c *Counter) seen(last int64) {
+	for {
+		cur := c.last.Load()
+		if cur >= last || c.last.CompareAndSwap(cur, last) {
+			return
+		}
+	}
+}

@@ -110,6 +110,9 @@ func TestClicksAreBatched(t *testing.T) {
 	g.Eventually(total, timeout, poll).Should(Equal(250))
 	reqs := rc.requests()
 	g.Expect(reqs).To(HaveLen(3), "100 + 100 + 50")
+	// Clicked copied each click: the reused Event's 250 times all arrive
+	// (a kept pointer would show its last time 250 times).
+	times := map[any]bool{}
 	for _, r := range reqs {
 		verify(g, secret, r)
 		p := r.payload(g)
@@ -125,11 +128,13 @@ func TestClicksAreBatched(t *testing.T) {
 			g.Expect(c).To(HaveKeyWithValue("utm_medium", BeNil()))
 			g.Expect(c["link"]).To(HaveKeyWithValue("id", string(promo.UID)))
 			g.Expect(c).To(HaveKeyWithValue("count", BeNumerically("==", 1)))
+			times[c["timestamp"]] = true
 			g.Expect(c).NotTo(HaveKey("ip"))
 			g.Expect(c).NotTo(HaveKey("visitor"))
 			g.Expect(string(r.body)).NotTo(ContainSubstring("feedface"))
 			g.Expect(string(r.body)).NotTo(ContainSubstring("4276993775"), "the visitor hash, in decimal")
 		}
 	}
+	g.Expect(times).To(HaveLen(250))
 	g.Expect(reqs[0].id).NotTo(Equal(reqs[1].id))
 }

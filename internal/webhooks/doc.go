@@ -28,7 +28,7 @@
 // 410 Gone is final (the Webhook turns Stalled, ReceiverGone); a refused
 // address is final (Stalled, URLRefused); everything else is retried.
 // Events queued in memory are lost with the process (docs/webhooks.md says
-// what a leader change loses, measured by TestLeaderChangeLoses).
+// what a leader change loses, measured by TestLeaderChange).
 //
 // # Safety
 //

@@ -27,6 +27,10 @@ type ClickSink interface {
 	Clicked(*analytics.Event)
 }
 
+// The Dispatcher is the capture's sink (analytics.Sink has this method
+// set): it never blocks and keeps a copy, never the pointer.
+var _ ClickSink = (*Dispatcher)(nil)
+
 // Batching of link.clicked: a request carries up to maxBatch clicks, and
 // a click waits at most maxBatchWait for its batch to fill.
 const (

@@ -159,7 +159,7 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 				"--dns-server=10.96.0.10:53", "--click-flush-interval=30s",
 				"--metrics-bind-address=:9090",
 				"--redirect-status=301", "--api-trusted-proxies=10.0.0.0/8",
-				"--ingress-class=nginx", "--ingress-grace-period=2h",
+				"--ingress-class=nginx", "--route-grace-period=2h",
 				"--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt",
 				"--ingress-annotation=nginx.ingress.kubernetes.io/ssl-redirect=true"))
 			g.Expect(args).NotTo(ContainElement(HavePrefix("--leader-elect")))

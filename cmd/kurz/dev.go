@@ -36,7 +36,7 @@ func devManagerOptions() manager.Options {
 	// No pod, so no namespace of its own: Ingresses (with --ingress-class)
 	// and the Gateway API's objects (--gateway-class, --gateway) go to
 	// default.
-	o.Controllers.Ingress.Namespace = "default"
+	o.Controllers.Routes.Namespace = "default"
 	// Webhook receivers on the same machine (a local HTTPS server) are
 	// what one tries on a laptop; kurz manager refuses loopback.
 	o.Webhooks.AllowLoopback = true

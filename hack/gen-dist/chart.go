@@ -188,7 +188,7 @@ func argsBlock(kept []string, col int) string {
 	b.WriteString(ctl + "{{- with .Values.clickFlushInterval }}" + item + `{{ printf "--click-flush-interval=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.ingress.className }}" + item + `{{ printf "--ingress-class=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- range $key, $value := .Values.ingress.annotations }}" + item + `{{ printf "--ingress-annotation=%s=%s" $key $value | quote }}` + ctl + "{{- end }}")
-	b.WriteString(ctl + "{{- with .Values.ingress.gracePeriod }}" + item + `{{ printf "--ingress-grace-period=%s" . | quote }}` + ctl + "{{- end }}")
+	b.WriteString(ctl + "{{- with .Values.ingress.gracePeriod }}" + item + `{{ printf "--route-grace-period=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.gateway.className }}" + item + `{{ printf "--gateway-class=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.gateway.name }}" + item + `{{ printf "--gateway=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- range $key, $value := .Values.gateway.annotations }}" + item + `{{ printf "--gateway-annotation=%s=%s" $key $value | quote }}` + ctl + "{{- end }}")

@@ -61,7 +61,7 @@ func (d *defaults) valueFlags() map[string]*string {
 		"--dns-server":           &d.DNSServer,
 		"--click-flush-interval": &d.ClickFlushInterval,
 		"--ingress-class":        &d.IngressClass,
-		"--ingress-grace-period": &d.IngressGracePeriod,
+		"--route-grace-period":   &d.IngressGracePeriod,
 		"--gateway-class":        &d.GatewayClass,
 		"--gateway":              &d.Gateway,
 	}
@@ -327,7 +327,7 @@ leaderElection:
 # (--ingress-class). annotations go on every Ingress (--ingress-annotation),
 # e.g. {cert-manager.io/cluster-issuer: letsencrypt} to have cert-manager
 # issue the certificates. gracePeriod: how long an Ingress outlives its
-# Domain's Active phase; empty: kurz's default (--ingress-grace-period).
+# Domain's Active phase; empty: kurz's default (--route-grace-period).
 ingress:
   className: %s
   annotations: %s

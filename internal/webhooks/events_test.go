@@ -35,7 +35,7 @@ func TestEveryEventType(t *testing.T) {
 	ns, ingressNS := newNamespace(t), newNamespace(t)
 	o := replicaOptions(t, dns, caFile(t, rc))
 	o.Controllers.Ingress.Class = "nginx"
-	o.Controllers.Ingress.Namespace = ingressNS
+	o.Controllers.Routes.Namespace = ingressNS
 	startReplica(t, o)
 
 	secret := newSecret(t, ns, "signing", true)

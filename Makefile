@@ -154,6 +154,11 @@ bench-analytics: ## Load CLICKS (10000000) clicks over 90 days in 10000 links in
 bench-import: control-plane build ## Start kurz dev; time bulk creates of 100 links, kurz import --api of N (10000) links with the rate limit off, then LIMITED_N (1500) at the default limit with its ETAs. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-import -kurz $(BIN)/kurz -n $(or $(N),10000) -limited-n $(or $(LIMITED_N),1500) $(ARGS)
 
+.PHONY: bench-webhooks
+bench-webhooks: control-plane ## Webhook figures: signing, payload and controller cost; link.clicked deliveries of 100000 clicks over 10000 links to a local HTTPS receiver; the memory bound with a hanging receiver.
+	$(GO) test -run '^$$' -bench 'Sign|Payload|ControllerCost|Clicked' -benchtime 1s -benchmem ./internal/webhooks/
+	$(GO) test -run '^$$' -bench 'WebhookClickDeliveries|WebhookMemoryBound' -benchtime $(BENCH_TIME) -timeout 30m ./internal/webhooks/
+
 .PHONY: bench-scale
 bench-scale: control-plane build ## Load N links (100000) into kurz dev's control plane, start kurz manager, print serve/settle times, RSS, API and redirect figures. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-scale -n $(or $(N),100000) -kurz $(BIN)/kurz $(ARGS)

@@ -15,14 +15,14 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
 type route struct {
 	pattern  string // Go 1.22 mux pattern, also the metrics label
 	verb     string // Kubernetes verb checked with a SubjectAccessReview
-	resource string // links or domains
+	resource string // links, domains or webhooks
 	handle   handlerFunc
 	// maxBody bounds the request body; 0 means maxBodyBytes.
 	maxBody int64
 }
 
 func (s *server) routes() []route {
-	return []route{
+	return append([]route{
 		{"GET /api/v1/links", "list", "links", s.listLinks, 0},
 		{"POST /api/v1/links", "create", "links", s.createLink, 0},
 		{"GET /api/v1/links/lookup", "get", "links", s.lookupLink, 0},
@@ -44,7 +44,7 @@ func (s *server) routes() []route {
 		{"POST /api/v1/domains", "create", "domains", s.createDomain, 0},
 		{"PUT /api/v1/domains/{id}", "update", "domains", s.updateDomain, 0},
 		{"DELETE /api/v1/domains/{id}", "delete", "domains", s.deleteDomain, 0},
-	}
+	}, s.webhookRoutes()...)
 }
 
 // openAPIRoute serves the API description; it needs no token (it holds no

@@ -14,7 +14,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
 // route is one operation of the API and the access it needs.
 type route struct {
 	pattern  string // Go 1.22 mux pattern, also the metrics label
-	verb     string // Kubernetes verb checked with a SubjectAccessReview
+	verb     string // Kubernetes verb checked with a SubjectAccessReview; "" checks none (any caller)
 	resource string // links or domains
 	handle   handlerFunc
 	// maxBody bounds the request body; 0 means maxBodyBytes.
@@ -40,6 +40,8 @@ func (s *server) routes() []route {
 		{"POST /api/v1/domains", "create", "domains", s.createDomain, 0},
 		{"PUT /api/v1/domains/{id}", "update", "domains", s.updateDomain, 0},
 		{"DELETE /api/v1/domains/{id}", "delete", "domains", s.deleteDomain, 0},
+		// Any caller may ask what it may do; the answer is its own.
+		{"GET /api/v1/me", "", "", s.showMe, 0},
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/kurz-dev/kurz/internal/console"
 )
 
 // handlerFunc is an API handler: it writes a success itself and returns
@@ -49,6 +51,9 @@ func (s *server) routes() []route {
 // data, and clients read it before they have one).
 const openAPIRoute = "GET /api/v1/openapi.json"
 
+// consoleRoute serves the web console (internal/console).
+const consoleRoute = "GET " + console.Prefix
+
 // handler builds the whole server: each route behind its middleware chain
 // (metrics, body limit, auth, rate limit), the mux's own 404 and 405 turned
 // into JSON, and panics recovered around everything.
@@ -66,6 +71,10 @@ func (s *server) handler() http.Handler {
 		mux.Handle(rt.pattern, instrument(rt.pattern, h))
 	}
 	mux.Handle(openAPIRoute, instrument(openAPIRoute, http.HandlerFunc(serveOpenAPI)))
+	// The console's static files: no token needed (they hold no data; the
+	// console asks for a token and sends it to the routes above).
+	mux.Handle(consoleRoute, instrument(consoleRoute, console.Handler()))
+	mux.Handle("GET "+strings.TrimSuffix(console.Prefix, "/"), instrument(consoleRoute, http.RedirectHandler(console.Prefix, http.StatusMovedPermanently)))
 	return recoverPanics(jsonFallback(mux))
 }
 

@@ -111,7 +111,9 @@ func jsonFallback(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The mux would redirect unclean paths ("/api//v1", "/a/../b")
 		// with an HTML body; an API client gets a JSON 404 instead.
-		if p := r.URL.Path; p != "" && path.Clean(p) != p {
+		// A trailing slash is clean (the console's /console/); the mux has
+		// no API route ending in one, so an API path with it is a 404.
+		if p := r.URL.Path; p != "" && path.Clean(p) != p && path.Clean(p)+"/" != p {
 			unmatched.ServeHTTP(w, r)
 			return
 		}

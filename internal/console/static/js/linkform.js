@@ -106,7 +106,9 @@ export async function linkFormPage(main, ctx, id) {
           if (!first) first = inputs[name];
         }
       }
-      formError.textContent = ex.message;
+      // Field errors show beside their fields; the rest (a 403, a 409)
+      // here.
+      if (!first) formError.textContent = ex.message;
       if (first) {
         const det = first.closest('details');
         if (det) det.open = true;

@@ -92,13 +92,14 @@ function linkRow(l, ctx) {
       },
     }, 'Delete'));
   }
+  // data-label names each cell on narrow screens, where rows become cards.
   return h('tr', { 'data-key': l.key },
-    h('td', {}, h('a', { href: l.link, rel: 'noreferrer', target: '_blank' }, l.link)),
-    h('td', { class: 'url' }, l.url),
-    h('td', {}, l.tags.map((t) => h('span', { class: 'tag' }, t))),
-    h('td', {}, h('span', { class: `state state-${l.state}`, title: l.state_reason || st.advice }, st.label),
+    h('td', { 'data-label': 'Short link' }, h('a', { href: l.link, rel: 'noreferrer', target: '_blank' }, l.link)),
+    h('td', { class: 'url', 'data-label': 'Destination' }, l.url),
+    h('td', { 'data-label': 'Tags' }, l.tags.map((t) => h('span', { class: 'tag' }, t))),
+    h('td', { 'data-label': 'State' }, h('span', { class: `state state-${l.state}`, title: l.state_reason || st.advice }, st.label),
       l.state === 'active' ? null : h('p', { class: 'help' }, st.advice)),
-    h('td', { class: 'num' }, String(l.clicks ?? 0)),
+    h('td', { class: 'num', 'data-label': 'Clicks' }, String(l.clicks ?? 0)),
     h('td', { class: 'actions' }, actions));
 }
 

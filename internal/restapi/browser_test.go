@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,6 +97,49 @@ func into[T any](a chromedp.Action[T], dst *T) chromedp.Action[chromedp.Void] {
 // waitTrue polls a JavaScript expression until it is true.
 func waitTrue(expr string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))
+}
+
+// axePath is axe-core as `make axe` installs it (hack/axe, pinned).
+const axePath = "../../hack/axe/node_modules/axe-core/axe.min.js"
+
+var (
+	axeOnce   sync.Once
+	axeSource string
+)
+
+// look checks the page as it is now: axe-core finds no serious or critical
+// accessibility violation, and a screenshot is saved when asked for. Without
+// axe-core installed the check is skipped with a note (failed with
+// KURZ_REQUIRE_CHROMIUM=1).
+func look(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	screenshot(t, ctx, name)
+	axeOnce.Do(func() {
+		if b, err := os.ReadFile(axePath); err == nil {
+			axeSource = string(b)
+		}
+	})
+	if axeSource == "" {
+		msg := "axe-core is not installed (make axe): the accessibility check of " + name + " did not run"
+		if os.Getenv(requireChromiumEnv) == "1" {
+			t.Fatal(msg)
+		}
+		t.Log(msg)
+		return
+	}
+	// Runtime.evaluate is not subject to the page's CSP, so axe runs
+	// without the console allowing any script but its own.
+	var violations []string
+	run(t, ctx, "axe on "+name,
+		chromedp.Evaluate[chromedp.Void](axeSource+";true"),
+		into(chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ['violations']}).then(r => r.violations
+			.filter(v => v.impact === 'serious' || v.impact === 'critical')
+			.map(v => v.impact + ' ' + v.id + ': ' + v.help + ' at ' + v.nodes.map(n => n.target.join(' ')).join(', ')))`,
+			chromedp.EvalAwaitPromise), &violations),
+	)
+	if len(violations) > 0 {
+		t.Errorf("%s: accessibility violations:\n%s", name, strings.Join(violations, "\n"))
+	}
 }
 
 // screenshot saves the page as name.png in KURZ_CONSOLE_SCREENSHOTS, when

@@ -29,7 +29,7 @@ func TestConsoleEditor(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form[data-test=signin] button[type=submit]`)),
 		waitTrue(`document.querySelector('#err-token').textContent.includes('refused')`),
 	)
-	screenshot(t, ctx, "signin")
+	look(t, ctx, "signin")
 	signIn(t, ctx, w.editor.token)
 	run(t, ctx, "an empty list", chromedp.WaitVisible(chromedp.CSS(`[data-test=no-links]`)))
 
@@ -52,7 +52,7 @@ func TestConsoleEditor(t *testing.T) {
 	g.Expect(refused.fieldErrors("url")).To(HaveLen(1))
 	g.Expect(urlError).To(Equal(refused.fieldErrors("url")[0]))
 	g.Expect(invalid.Value).To(Equal("true"))
-	screenshot(t, ctx, "link-form-error")
+	look(t, ctx, "link-form-error")
 	run(t, ctx, "a good url",
 		chromedp.SetValue(chromedp.CSS(`#link-url`), "https://example.com/docs"),
 		chromedp.Click(chromedp.CSS(`[data-test=save]`)),
@@ -82,7 +82,7 @@ func TestConsoleEditor(t *testing.T) {
 	)
 	g.Expect(injected).To(BeFalse(), "markup in a tag made an element")
 	g.Expect(tagTexts).To(ConsistOf("sale", markup))
-	screenshot(t, ctx, "links")
+	look(t, ctx, "links")
 
 	// Search, then a tag filter (the select applies on change).
 	run(t, ctx, "search",
@@ -128,7 +128,7 @@ func TestConsoleEditor(t *testing.T) {
 		into(chromedp.AttributeValue(chromedp.CSS(`[data-test=qr-image]`), "src"), &qrSrc),
 	)
 	g.Expect(qrSrc.Value).To(HavePrefix("blob:"))
-	screenshot(t, ctx, "qr")
+	look(t, ctx, "qr")
 
 	// Sign out forgets the token: the next load asks for one.
 	var stored bool
@@ -170,7 +170,7 @@ func TestConsoleDomains(t *testing.T) {
 	)
 	g.Expect(record).To(ContainSubstring("_kurz-challenge." + host))
 	g.Expect(record).To(ContainSubstring("TXT"))
-	screenshot(t, ctx, "domains")
+	look(t, ctx, "domains")
 
 	run(t, ctx, "delete the domain",
 		chromedp.Click(chromedp.CSS(`li[data-domain="`+host+`"] [data-test=delete-domain]`)),
@@ -200,7 +200,7 @@ func TestConsoleViewer(t *testing.T) {
 	)
 	g.Expect(controls).To(BeZero())
 	g.Expect(strings.TrimSpace(badge)).To(Equal("read only"))
-	screenshot(t, ctx, "links-viewer-phone")
+	look(t, ctx, "links-viewer-phone")
 	run(t, ctx, "the domains, read only",
 		chromedp.Navigate(baseURL+"/console/#/domains"),
 		chromedp.WaitVisible(chromedp.CSS(`li[data-domain="`+host+`"]`)),

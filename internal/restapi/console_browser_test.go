@@ -18,8 +18,8 @@ import (
 func TestConsoleEditor(t *testing.T) {
 	testenv.Need(t)
 	g := NewWithT(t)
+	ctx := newBrowser(t, 1280) // first: it skips without Chromium
 	w, host := newWorkspaceWithDomain(t)
-	ctx := newBrowser(t, 1280)
 
 	// A refused token stays on the sign-in page, with the reason beside it.
 	run(t, ctx, "a bad token",
@@ -147,9 +147,9 @@ func TestConsoleEditor(t *testing.T) {
 func TestConsoleDomains(t *testing.T) {
 	testenv.Need(t)
 	g := NewWithT(t)
+	ctx := newBrowser(t, 1280) // first: it skips without Chromium
 	w := newWorkspace(t)
 	host := uniqueHost()
-	ctx := newBrowser(t, 1280)
 	signIn(t, ctx, w.editor.token)
 
 	var hostError, record string
@@ -186,9 +186,9 @@ func TestConsoleDomains(t *testing.T) {
 func TestConsoleViewer(t *testing.T) {
 	testenv.Need(t)
 	g := NewWithT(t)
+	ctx := newBrowser(t, 360) // first: it skips without Chromium
 	w, host := newWorkspaceWithDomain(t)
 	w.createLink(t, map[string]any{"domain": host, "key": "seen", "url": "https://example.com/"})
-	ctx := newBrowser(t, 360)
 	signIn(t, ctx, w.viewer.token)
 
 	var controls int

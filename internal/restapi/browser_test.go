@@ -23,7 +23,7 @@ const requireChromiumEnv = "KURZ_REQUIRE_CHROMIUM"
 const screenshotsEnv = "KURZ_CONSOLE_SCREENSHOTS"
 
 // browserTimeout bounds one browser test's whole conversation.
-const browserTimeout = 2 * time.Minute
+const browserTimeout = 3 * time.Minute
 
 // chromium finds Debian's chromium (or another Chrome) on PATH, or skips
 // t, saying how to install it; with KURZ_REQUIRE_CHROMIUM=1 it fails.

@@ -136,6 +136,11 @@ lint-openapi: $(SPECTRAL) ## Lint internal/restapi/openapi.json with Spectral's 
 test: manifests generate fmt vet control-plane ## Regenerate, format and vet, then run every test against a real kube-apiserver and etcd.
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
 
+.PHONY: console-screenshots
+console-screenshots: control-plane axe ## Regenerate docs/console/*.png: the console's browser tests in Chromium, saving their screenshots.
+	mkdir -p docs/console
+	KURZ_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console KURZ_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -run '^TestConsole' ./internal/restapi/
+
 .PHONY: test-short
 test-short: ## The edit-test loop: only the tests that need no control plane (go test -short), in seconds; make test runs them all.
 	$(GO) test -short ./...

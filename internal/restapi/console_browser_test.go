@@ -195,7 +195,7 @@ func TestConsoleViewer(t *testing.T) {
 	var badge string
 	run(t, ctx, "the links, read only",
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-key=seen]`)),
-		into(chromedp.Evaluate[int](`document.querySelectorAll('[data-test=new-link], [data-test=edit], [data-test=delete]').length`), &controls),
+		into(chromedp.Evaluate[int](`document.querySelectorAll('[data-test=new-link], [data-test=edit], [data-test=delete], [data-test=select], [data-test=bulk]').length`), &controls),
 		into(chromedp.Text(chromedp.CSS(`.badge`)), &badge),
 	)
 	g.Expect(controls).To(BeZero())
@@ -212,4 +212,39 @@ func TestConsoleViewer(t *testing.T) {
 		chromedp.Navigate(baseURL+"/console/#/links"),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-key=seen] [data-test=qr]`)),
 	)
+}
+
+// TestConsoleBulk: select links, tag them and delete them at once, through
+// the bulk API.
+func TestConsoleBulk(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	ctx := newBrowser(t, 1280) // first: it skips without Chromium
+	w, host := newWorkspaceWithDomain(t)
+	for _, key := range []string{"a1", "b2", "c3"} {
+		w.createLink(t, map[string]any{"domain": host, "key": key, "url": "https://example.com/" + key})
+	}
+	signIn(t, ctx, w.editor.token)
+	run(t, ctx, "tag two",
+		waitTrue(rowCount(3)),
+		chromedp.Click(chromedp.CSS(`tr[data-key=a1] [data-test=select]`)),
+		chromedp.Click(chromedp.CSS(`tr[data-key=b2] [data-test=select]`)),
+		waitTrue(`document.querySelector('[data-test=bulk-count]').textContent === '2 selected'`),
+		chromedp.SendKeys(chromedp.CSS(`#bulk-tag`), "spring"),
+		chromedp.Click(chromedp.CSS(`[data-test=bulk-add-tag]`)),
+		waitTrue(`document.querySelectorAll('tr .tag').length === 2`),
+	)
+	r := w.viewer.do("GET", "/api/v1/links?tag=spring&sort=key", nil)
+	g.Expect(r.body["data"]).To(HaveExactElements(HaveKeyWithValue("key", "a1"), HaveKeyWithValue("key", "b2")), "%s", r)
+	look(t, ctx, "links-bulk")
+	run(t, ctx, "delete two",
+		chromedp.Click(chromedp.CSS(`tr[data-key=a1] [data-test=select]`)),
+		chromedp.Click(chromedp.CSS(`tr[data-key=c3] [data-test=select]`)),
+		chromedp.Click(chromedp.CSS(`[data-test=bulk-delete]`)),
+		chromedp.WaitVisible(chromedp.CSS(`dialog [data-test=confirm-yes]`)),
+		chromedp.Click(chromedp.CSS(`dialog [data-test=confirm-yes]`)),
+		waitTrue(rowCount(1)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-key=b2]`)),
+	)
+	g.Expect(w.viewer.do("GET", "/api/v1/links", nil).body["meta"]).To(HaveKeyWithValue("total", BeNumerically("==", 1)))
 }

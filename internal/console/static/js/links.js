@@ -50,12 +50,14 @@ export async function linksPage(main, ctx, params) {
   filters.addEventListener('submit', apply);
   for (const s of filters.querySelectorAll('select')) s.addEventListener('change', apply);
 
-  const rows = page.data.map((l) => linkRow(l, ctx));
+  const selecting = ctx.can('links', 'update') || ctx.can('links', 'delete');
+  const rows = page.data.map((l) => linkRow(l, ctx, selecting));
   const table = page.data.length === 0
     ? h('p', { class: 'empty', 'data-test': 'no-links' }, f.search || f.tag || f.state ? 'No link matches.' : 'No links yet.')
     : h('div', { class: 'table-wrap' }, h('table', { 'data-test': 'links' },
       h('caption', {}, `${page.meta.total} link${page.meta.total === 1 ? '' : 's'}`),
       h('thead', {}, h('tr', {},
+        selecting ? h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Select')) : null,
         ['Short link', 'Destination', 'Tags', 'State', 'Clicks', 'Actions'].map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', {}, rows)));
 
@@ -64,11 +66,59 @@ export async function linksPage(main, ctx, params) {
       h('h1', { tabindex: '-1' }, 'Links'),
       ctx.can('links', 'create') ? h('a', { class: 'button primary', href: '#/links/new', 'data-test': 'new-link' }, 'New link') : null),
     filters,
+    selecting && page.data.length > 0 ? bulkBar(ctx) : null,
     table,
     pager(page.meta, f, ctx));
 }
 
-function linkRow(l, ctx) {
+// bulkCount updates the current page's selection count; one listener for
+// every page drawn.
+let bulkCount = () => {};
+document.addEventListener('change', (e) => {
+  if (e.target instanceof HTMLInputElement && e.target.dataset.test === 'select') bulkCount();
+});
+
+// bulkBar acts on the selected rows through the bulk API: add or remove
+// a tag (update), delete (delete, after a confirmation).
+function bulkBar(ctx) {
+  const tag = h('input', { id: 'bulk-tag', type: 'text', 'aria-describedby': 'bulk-count' });
+  const count = h('span', { id: 'bulk-count', 'data-test': 'bulk-count' }, '0 selected');
+  const selected = () => [...document.querySelectorAll('input[data-test=select]:checked')].map((c) => c.value);
+  bulkCount = () => { count.textContent = `${selected().length} selected`; };
+  const report = (answer, done) => {
+    const failed = answer.data.filter((i) => i.status >= 300);
+    if (failed.length) announce(`${done}; ${failed.length} failed: ${failed[0].message}`, 'error');
+    else announce(done);
+    ctx.go(location.hash || '#/links');
+  };
+  const act = async (what) => {
+    const ids = selected();
+    if (ids.length === 0) { announce('Select links first.', 'error'); return; }
+    try {
+      if (what === 'delete') {
+        if (!await confirmDialog(`Delete ${ids.length} link${ids.length === 1 ? '' : 's'}?`, 'Delete')) return;
+        report(await call('DELETE', '/links/bulk', { ids }), `Deleted ${ids.length} link(s)`);
+        return;
+      }
+      const t = tag.value.trim();
+      if (!t) { announce('Enter a tag.', 'error'); tag.focus(); return; }
+      const body = { ids, [what === 'add' ? 'add_tags' : 'remove_tags']: [t] };
+      report(await call('PATCH', '/links/bulk', body), `${what === 'add' ? 'Tagged' : 'Untagged'} ${ids.length} link(s)`);
+    } catch (e) {
+      announce(e.message, 'error');
+    }
+  };
+  return h('div', { class: 'bulk', role: 'group', 'aria-label': 'Selected links', 'data-test': 'bulk' },
+    count,
+    ctx.can('links', 'update') ? [
+      h('label', { for: 'bulk-tag' }, 'Tag'), tag,
+      h('button', { type: 'button', 'data-test': 'bulk-add-tag', onclick: () => act('add') }, 'Add tag'),
+      h('button', { type: 'button', 'data-test': 'bulk-remove-tag', onclick: () => act('remove') }, 'Remove tag'),
+    ] : null,
+    ctx.can('links', 'delete') ? h('button', { type: 'button', class: 'danger', 'data-test': 'bulk-delete', onclick: () => act('delete') }, 'Delete selected') : null);
+}
+
+function linkRow(l, ctx, selecting) {
   const st = linkStates[l.state] || linkStates.pending;
   const actions = [
     h('button', { type: 'button', 'data-test': 'copy', 'aria-label': `Copy ${l.link}`, onclick: () => copyText(l.link, 'short link') }, 'Copy'),
@@ -94,6 +144,7 @@ function linkRow(l, ctx) {
   }
   // data-label names each cell on narrow screens, where rows become cards.
   return h('tr', { 'data-key': l.key },
+    selecting ? h('td', {}, h('input', { type: 'checkbox', value: l.id, 'data-test': 'select', 'aria-label': `Select ${l.link}` })) : null,
     h('td', { 'data-label': 'Short link' }, h('a', { href: l.link, rel: 'noreferrer', target: '_blank' }, l.link)),
     h('td', { class: 'url', 'data-label': 'Destination' }, l.url),
     h('td', { 'data-label': 'Tags' }, l.tags.map((t) => h('span', { class: 'tag' }, t))),

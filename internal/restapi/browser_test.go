@@ -67,15 +67,6 @@ func newBrowser(t *testing.T, width int) context.Context {
 	return ctx
 }
 
-// newTab opens another tab of ctx's browser: its own sessionStorage, so
-// another sign-in.
-func newTab(t *testing.T, ctx context.Context) context.Context {
-	t.Helper()
-	tab, cancel := chromedp.NewContext(ctx)
-	t.Cleanup(cancel)
-	return tab
-}
-
 // run runs actions, failing t with what was being done.
 func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()

@@ -157,6 +157,10 @@ bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light)
 bench-analytics: ## Load CLICKS (10000000) clicks over 90 days in 10000 links into the SQLite analytics store; print ingest, bytes per click and query latencies. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-analytics -clicks $(or $(CLICKS),10000000) $(ARGS)
 
+.PHONY: bench-import
+bench-import: control-plane build ## Start kurz dev; time bulk creates of 100 links, kurz import --api of N (10000) links with the rate limit off, then LIMITED_N (1500) at the default limit with its ETAs. ARGS="..." passes flags.
+	$(GO) run ./hack/bench-import -kurz $(BIN)/kurz -n $(or $(N),10000) -limited-n $(or $(LIMITED_N),1500) $(ARGS)
+
 .PHONY: bench-scale
 bench-scale: control-plane build ## Load N links (100000) into kurz dev's control plane, start kurz manager, print serve/settle times, RSS, API and redirect figures. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-scale -n $(or $(N),100000) -kurz $(BIN)/kurz $(ARGS)

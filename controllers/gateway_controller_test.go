@@ -34,8 +34,8 @@ func startGatewayControllers(t *testing.T, shared *types.NamespacedName) (*dnste
 	} else {
 		o.Gateway.Class = "example"
 	}
-	o.Ingress.Namespace = gwNS
-	o.Ingress.GracePeriod = time.Hour
+	o.Routes.Namespace = gwNS
+	o.Routes.GracePeriod = time.Hour
 	o.Gateway.Annotations = map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}
 	start(t, newManager(t, cfg, o, nil))
 	return srv, gwNS
@@ -243,7 +243,7 @@ func TestGatewayOrphansAndForeignObjects(t *testing.T) {
 
 	o := testOptions(srv)
 	o.Gateway.Class = "example"
-	o.Ingress.Namespace = gwNS
+	o.Routes.Namespace = gwNS
 	start(t, newManager(t, cfg, o, nil))
 
 	g.Eventually(func() bool {
@@ -370,7 +370,7 @@ func parentOfHost(m map[string][]string) map[string]string {
 func TestGatewayOptionsValidate(t *testing.T) {
 	g := NewWithT(t)
 	o := controllers.DefaultOptions()
-	o.Ingress.Namespace = "kurz-system"
+	o.Routes.Namespace = "kurz-system"
 	o.Gateway.Class = "example"
 	g.Expect(o.Validate()).To(Succeed())
 	o.Ingress.Class = "nginx"
@@ -380,6 +380,6 @@ func TestGatewayOptionsValidate(t *testing.T) {
 	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--gateway-class and --gateway are exclusive")))
 	o.Gateway.Class = ""
 	g.Expect(o.Validate()).To(Succeed())
-	o.Ingress.Namespace = ""
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--ingress-namespace must be set")))
+	o.Routes.Namespace = ""
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--route-namespace must be set")))
 }

@@ -14,8 +14,8 @@ import (
 
 // GatewayOptions configure routing through the Gateway API: kurz's own
 // Gateways of Class, or ListenerSets attached to the shared Gateway Parent.
-// The namespace and the grace period are the Ingress options' (one
-// namespace of kurz's routes, one grace period whichever way they go).
+// The namespace and the grace period are RouteOptions' (one namespace of
+// kurz's routes, one grace period whichever way they go).
 type GatewayOptions struct {
 	// Class is the GatewayClass of the Gateways kurz owns; empty: none.
 	Class string
@@ -61,8 +61,8 @@ func (o *GatewayOptions) BindFlags(fs *flag.FlagSet) {
 	fs.Func("gateway-annotation", "KEY=VALUE annotation of every Gateway or ListenerSet kurz keeps, e.g. cert-manager.io/cluster-issuer=letsencrypt. Repeatable.", addAnnotation(&o.Annotations))
 }
 
-// validate checks o against the Ingress options it shares the namespace
-// with; one way of routing at a time.
+// validate checks o against the Ingress options: one way of routing at a
+// time.
 func (o GatewayOptions) validate(ingress IngressOptions) error {
 	if !o.Enabled() {
 		return nil
@@ -78,9 +78,6 @@ func (o GatewayOptions) validate(ingress IngressOptions) error {
 		if msgs := validation.IsDNS1123Subdomain(o.Class); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("--gateway-class %q: %s", o.Class, strings.Join(msgs, "; ")))
 		}
-	}
-	if ingress.Namespace == "" {
-		errs = append(errs, errors.New("--ingress-namespace must be set with --gateway-class or --gateway when kurz does not run in a pod"))
 	}
 	if o.Backend.Service == "" || o.Backend.PortNumber == 0 {
 		errs = append(errs, errors.New("--gateway-backend must name a Service and its port number"))

@@ -34,7 +34,7 @@ func BenchmarkIngresses(b *testing.B) {
 	o := testOptions(srv)
 	o.DNSRecheckInterval = time.Hour
 	o.Ingress.Class = "nginx"
-	o.Ingress.Namespace = ingressNS
+	o.Routes.Namespace = ingressNS
 	o.Ingress.Annotations = map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}
 	start(b, newManager(b, fast, o, nil))
 	creator, err := client.New(fast, client.Options{Scheme: scheme})

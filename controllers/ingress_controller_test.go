@@ -31,9 +31,9 @@ func startIngressControllers(t *testing.T) (*dnstest.Server, string) {
 	ingressNS := newNamespace(t, "kurz-ing")
 	o := testOptions(srv)
 	o.Ingress.Class = "nginx"
-	o.Ingress.Namespace = ingressNS
+	o.Routes.Namespace = ingressNS
 	o.Ingress.Annotations = map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}
-	o.Ingress.GracePeriod = time.Hour
+	o.Routes.GracePeriod = time.Hour
 	start(t, newManager(t, cfg, o, nil))
 	return srv, ingressNS
 }
@@ -183,7 +183,7 @@ func TestIngressOrphansRemovedOnStart(t *testing.T) {
 
 	o := testOptions(srv)
 	o.Ingress.Class = "nginx"
-	o.Ingress.Namespace = ingressNS
+	o.Routes.Namespace = ingressNS
 	start(t, newManager(t, cfg, o, nil))
 
 	g.Eventually(ingressOf(ingressNS, "gone", "go"), timeout, poll).Should(BeNil())
@@ -214,15 +214,15 @@ func TestIngressOptionsValidate(t *testing.T) {
 	g := NewWithT(t)
 	o := controllers.DefaultOptions()
 	o.Ingress.Class = "nginx"
-	o.Ingress.Namespace = ""
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--ingress-namespace must be set")))
-	o.Ingress.Namespace = "kurz-system"
+	o.Routes.Namespace = ""
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--route-namespace must be set")))
+	o.Routes.Namespace = "kurz-system"
 	g.Expect(o.Validate()).To(Succeed())
 	o.Ingress.Class = "Not_A_Class"
 	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-class")))
 	o.Ingress.Class = "nginx"
-	o.Ingress.GracePeriod = -time.Second
-	g.Expect(o.Validate()).To(MatchError(ContainSubstring("ingress-grace-period")))
+	o.Routes.GracePeriod = -time.Second
+	g.Expect(o.Validate()).To(MatchError(ContainSubstring("--route-grace-period")))
 }
 
 // An Ingress kurz does not own, with the name of a Domain's Ingress, is not

@@ -31,8 +31,10 @@ type Options struct {
 	LinkWorkers   int `flag:"link-workers" usage:"How many Links are reconciled at once."`
 	DomainWorkers int `flag:"domain-workers" usage:"How many Domains are reconciled at once (each may wait on DNS up to --dns-timeout)."`
 
-	// Ingress configures the Ingresses kept for verified Domains, and the
-	// namespace and grace period of the Gateway API's objects too.
+	// Routes is where the routing objects of verified Domains live and
+	// how long they outlive the Domain's Active phase, whichever way.
+	Routes RouteOptions
+	// Ingress configures the Ingresses kept for verified Domains.
 	Ingress IngressOptions
 	// Gateway configures the Gateway API's objects kept for verified
 	// Domains instead of Ingresses.
@@ -52,6 +54,7 @@ func DefaultOptions() Options {
 		DNS:                dns.DefaultOptions(),
 		LinkWorkers:        16,
 		DomainWorkers:      2,
+		Routes:             DefaultRouteOptions(),
 		Ingress:            DefaultIngressOptions(),
 		Gateway:            DefaultGatewayOptions(),
 	}
@@ -62,6 +65,7 @@ func DefaultOptions() Options {
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	o.DNS.BindFlags(fs)
 	flagbind.Fields(fs, o)
+	o.Routes.BindFlags(fs)
 	o.Ingress.BindFlags(fs)
 	o.Gateway.BindFlags(fs)
 }
@@ -82,7 +86,7 @@ func (o Options) Validate() error {
 	if z := o.DNS.ZoneConcurrency; z < 1 || z > max(o.DomainWorkers-1, 1) {
 		errs = append(errs, fmt.Errorf("--dns-zone-checks (%d) must be at least 1 and below --domain-workers (%d)", z, o.DomainWorkers))
 	}
-	return errors.Join(append(errs, o.DNS.Validate(), o.Ingress.Validate(), o.Gateway.validate(o.Ingress))...)
+	return errors.Join(append(errs, o.DNS.Validate(), o.Routes.validate(o.Routing()), o.Ingress.Validate(), o.Gateway.validate(o.Ingress))...)
 }
 
 // Routing reports whether kurz keeps routes for verified Domains

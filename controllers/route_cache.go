@@ -37,7 +37,7 @@ func (o Options) CacheByObject(mapper meta.RESTMapper) (byObject map[client.Obje
 	if !o.Routing() {
 		return nil, false, nil
 	}
-	ns := map[string]cache.Config{o.Ingress.Namespace: {}}
+	ns := map[string]cache.Config{o.Routes.Namespace: {}}
 	kurzs := cache.ByObject{Namespaces: ns, Label: labels.SelectorFromSet(labels.Set{routing.LabelManagedBy: routing.ManagedBy})}
 	by := map[client.Object]cache.ByObject{
 		&corev1.Secret{}: {Namespaces: ns, Transform: certificateOnly},
@@ -45,7 +45,7 @@ func (o Options) CacheByObject(mapper meta.RESTMapper) (byObject map[client.Obje
 	if o.Ingress.Class != "" {
 		by[&networkingv1.Ingress{}] = kurzs
 	} else {
-		parent := newParent(o.Gateway.config(o.Ingress.Namespace))
+		parent := newParent(o.Gateway.config(o.Routes.Namespace))
 		for _, obj := range []client.Object{&gatewayv1.HTTPRoute{}, parent} {
 			gvk, err := apiutil.GVKForObject(obj, kurzscheme.Scheme)
 			if err != nil {

@@ -113,20 +113,20 @@ func add(mgr ctrl.Manager, o Options) error {
 	routes := &RouteReconciler{
 		Client:       mgr.GetClient(),
 		Reader:       mgr.GetAPIReader(),
-		Namespace:    o.Ingress.Namespace,
-		Grace:        o.Ingress.GracePeriod,
+		Namespace:    o.Routes.Namespace,
+		Grace:        o.Routes.GracePeriod,
 		Certificates: o.CertManager,
 		Now:          time.Now,
 	}
 	if o.Ingress.Class != "" {
-		routes.routes = ingressRoutes{config: o.Ingress.config()}
+		routes.routes = ingressRoutes{config: o.Ingress.config(o.Routes.Namespace)}
 		routes.Recorder = mgr.GetEventRecorder("kurz.dev/ingress-controller")
 		if err := routes.SetupWithManager(mgr, "ingress", o.DomainWorkers); err != nil {
 			return fmt.Errorf("set up Ingress controller: %w", err)
 		}
 		return nil
 	}
-	gw := o.Gateway.config(o.Ingress.Namespace)
+	gw := o.Gateway.config(o.Routes.Namespace)
 	routes.routes = gatewayRoutes{config: gw}
 	routes.Recorder = mgr.GetEventRecorder("kurz.dev/httproute-controller")
 	if err := routes.SetupWithManager(mgr, "httproute", o.DomainWorkers); err != nil {

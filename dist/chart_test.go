@@ -159,7 +159,7 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 				"--dns-server=10.96.0.10:53", "--click-flush-interval=30s",
 				"--metrics-bind-address=:9090",
 				"--redirect-status=301", "--api-trusted-proxies=10.0.0.0/8",
-				"--ingress-class=nginx", "--ingress-grace-period=2h",
+				"--ingress-class=nginx", "--route-grace-period=2h",
 				"--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt",
 				"--ingress-annotation=nginx.ingress.kubernetes.io/ssl-redirect=true"))
 			g.Expect(args).NotTo(ContainElement(HavePrefix("--leader-elect")))
@@ -274,6 +274,15 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{"bad pull policy", map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, "pullPolicy"},
 		{"metrics port out of range", map[string]any{"metrics": map[string]any{"port": 70000}}, "port"},
 		{"extraArgs not a list", map[string]any{"extraArgs": "--redirect-status=301"}, "extraArgs"},
+		{"sqlite with two replicas", map[string]any{"analytics": map[string]any{"enabled": true, "store": map[string]any{"type": "sqlite"}}},
+			"analytics.store.type sqlite needs replicas: 1, not 2: the SQLite file lives on a ReadWriteOnce PersistentVolume"},
+		{"sqlite without a volume", map[string]any{"replicas": 1, "analytics": map[string]any{"enabled": true, "store": map[string]any{"type": "sqlite", "sqlite": map[string]any{"size": ""}}}},
+			"analytics.store.type sqlite needs a PersistentVolume"},
+		{"postgres without its Secret", map[string]any{"analytics": map[string]any{"enabled": true}},
+			"analytics.store.type postgres needs analytics.store.postgres.secretName"},
+		{"geoip file without a volume", map[string]any{"analytics": map[string]any{"enabled": true, "store": map[string]any{"type": ""}, "geoip": map[string]any{"file": "GeoLite2-City.mmdb"}}},
+			"analytics.geoip.file needs analytics.geoip.volume"},
+		{"unknown store", map[string]any{"analytics": map[string]any{"store": map[string]any{"type": "mysql"}}}, "type"},
 		{"misspelt serviceMonitor switch", map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enable": true}}}, "enable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -301,4 +310,69 @@ func cookieSecretRef(c corev1.Container) string {
 		}
 	}
 	return ""
+}
+
+// TestChartAnalytics: analytics.* set the manager's analytics flags, the
+// PostgreSQL URL and OTLP headers from Secrets (never in the args as
+// written), the GeoIP volume, and for sqlite a PersistentVolumeClaim and
+// the Recreate strategy; kube-apiserver accepts every object. Off by
+// default (TestChartDefaultsInstallWhatInstallYAMLDoes).
+func TestChartAnalytics(t *testing.T) {
+	testenv.Need(t)
+	secretRef := func(c corev1.Container, name string) *corev1.SecretKeySelector {
+		for _, e := range c.Env {
+			if e.Name == name && e.ValueFrom != nil {
+				return e.ValueFrom.SecretKeyRef
+			}
+		}
+		return nil
+	}
+	t.Run("postgres, geoip, otlp", func(t *testing.T) {
+		g := NewWithT(t)
+		rendered, err := renderChart("links-prod", valuesFile(`
+analytics:
+  enabled: true
+  store: {type: postgres, postgres: {secretName: analytics-db-app, secretKey: uri}}
+  retention: 2160h
+  geoip: {file: GeoLite2-City.mmdb, volume: {persistentVolumeClaim: {claimName: geoip}}}
+  otlp: {endpoint: "http://otel-collector.observability:4318", headersSecret: {name: otlp-auth, key: headers}}
+`))
+		g.Expect(err).NotTo(HaveOccurred())
+		stored := dryRunApply(t, "links-prod", rendered)
+		_, c := managerContainer(t, stored["Deployment/kurz"])
+		g.Expect(c.Args).To(ContainElements("--analytics", "--analytics-store=$(KURZ_ANALYTICS_STORE)", "--analytics-retention=2160h",
+			"--geoip-database=/var/lib/kurz-geoip/GeoLite2-City.mmdb", "--analytics-otlp-endpoint=http://otel-collector.observability:4318"))
+		g.Expect(secretRef(c, "KURZ_ANALYTICS_STORE")).To(Equal(&corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "analytics-db-app"}, Key: "uri"}))
+		g.Expect(secretRef(c, "OTEL_EXPORTER_OTLP_HEADERS")).To(Equal(&corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "otlp-auth"}, Key: "headers"}))
+		g.Expect(c.VolumeMounts).To(ContainElement(corev1.VolumeMount{Name: "geoip", MountPath: "/var/lib/kurz-geoip", ReadOnly: true}))
+		volumes, _, _ := unstructured.NestedSlice(stored["Deployment/kurz"].Object, "spec", "template", "spec", "volumes")
+		g.Expect(volumes).To(ContainElement(And(HaveKeyWithValue("name", "geoip"), HaveKeyWithValue("persistentVolumeClaim", HaveKeyWithValue("claimName", "geoip")))))
+		strategy, _, _ := unstructured.NestedString(stored["Deployment/kurz"].Object, "spec", "strategy", "type")
+		g.Expect(strategy).To(Equal("RollingUpdate"), "several replicas keep zero-drop rollouts")
+		g.Expect(stored).NotTo(HaveKey("PersistentVolumeClaim/kurz-analytics"))
+	})
+	t.Run("sqlite", func(t *testing.T) {
+		g := NewWithT(t)
+		rendered, err := renderChart("links-prod", valuesFile(`
+replicas: 1
+analytics:
+  enabled: true
+  store: {type: sqlite, sqlite: {size: 20Gi, storageClassName: fast}}
+`))
+		g.Expect(err).NotTo(HaveOccurred())
+		stored := dryRunApply(t, "links-prod", rendered)
+		_, c := managerContainer(t, stored["Deployment/kurz"])
+		g.Expect(c.Args).To(ContainElements("--analytics", "--analytics-store=/var/lib/kurz-analytics/analytics.db"))
+		g.Expect(c.Args).NotTo(ContainElement(HavePrefix("--analytics-otlp-endpoint")))
+		g.Expect(secretRef(c, "KURZ_ANALYTICS_STORE")).To(BeNil())
+		g.Expect(c.VolumeMounts).To(ContainElement(corev1.VolumeMount{Name: "analytics", MountPath: "/var/lib/kurz-analytics"}))
+		strategy, _, _ := unstructured.NestedMap(stored["Deployment/kurz"].Object, "spec", "strategy")
+		g.Expect(strategy).To(Equal(map[string]any{"type": "Recreate"}))
+		g.Expect(stored).To(HaveKey("PersistentVolumeClaim/kurz-analytics"))
+		pvc := stored["PersistentVolumeClaim/kurz-analytics"]
+		size, _, _ := unstructured.NestedString(pvc.Object, "spec", "resources", "requests", "storage")
+		class, _, _ := unstructured.NestedString(pvc.Object, "spec", "storageClassName")
+		g.Expect([]string{size, class}).To(Equal([]string{"20Gi", "fast"}))
+		g.Expect(pvc.GetAnnotations()).To(HaveKeyWithValue("helm.sh/resource-policy", "keep"))
+	})
 }

@@ -36,7 +36,7 @@ func devManagerOptions() manager.Options {
 	// No pod, so no namespace of its own: Ingresses (with --ingress-class)
 	// and the Gateway API's objects (--gateway-class, --gateway) go to
 	// default.
-	o.Controllers.Ingress.Namespace = "default"
+	o.Controllers.Routes.Namespace = "default"
 	return o
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kurz-dev/kurz/controllers"
 	. "github.com/onsi/gomega"
 )
 
@@ -81,9 +82,16 @@ func TestDevIngressFlags(t *testing.T) {
 	c := mustParseDevFlags(t, []string{"--ingress-class", "nginx", "--ingress-annotation", "cert-manager.io/cluster-issuer=letsencrypt"})
 	in := c.manager.Controllers.Ingress
 	g.Expect(in.Class).To(Equal("nginx"))
-	g.Expect(in.Namespace).To(Equal("default"), "kurz dev runs in no pod: Ingresses go to default")
+	g.Expect(c.manager.Controllers.Routes.Namespace).To(Equal("default"), "kurz dev runs in no pod: Ingresses go to default")
 	g.Expect(in.Backend.String()).To(Equal("kurz-redirect:http"))
 	g.Expect(in.Annotations).To(Equal(map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}))
+
+	// The names before the Gateway API support still set the shared
+	// route options.
+	c = mustParseDevFlags(t, []string{"--ingress-class", "nginx", "--ingress-namespace", "kurz", "--ingress-grace-period", "2h"})
+	g.Expect(c.manager.Controllers.Routes).To(Equal(controllers.RouteOptions{Namespace: "kurz", GracePeriod: 2 * time.Hour}))
+	c = mustParseDevFlags(t, []string{"--gateway-class", "example", "--route-namespace", "edge", "--route-grace-period", "5m"})
+	g.Expect(c.manager.Controllers.Routes).To(Equal(controllers.RouteOptions{Namespace: "edge", GracePeriod: 5 * time.Minute}))
 
 	_, err := parseDevFlags([]string{"--ingress-annotation", "no-equals-sign"})
 	g.Expect(err).To(MatchError(ContainSubstring("want KEY=VALUE")))
@@ -100,7 +108,7 @@ func TestDevGatewayFlags(t *testing.T) {
 	g.Expect(gw.Class).To(Equal("example"))
 	g.Expect(gw.Backend.String()).To(Equal("kurz-redirect:80"))
 	g.Expect(gw.Annotations).To(Equal(map[string]string{"cert-manager.io/cluster-issuer": "letsencrypt"}))
-	g.Expect(c.manager.Controllers.Ingress.Namespace).To(Equal("default"))
+	g.Expect(c.manager.Controllers.Routes.Namespace).To(Equal("default"))
 
 	c = mustParseDevFlags(t, []string{"--gateway", "infra/shared", "--gateway-backend", "kurz-redirect:8081"})
 	g.Expect(c.manager.Controllers.Gateway.Parent.String()).To(Equal("infra/shared"))

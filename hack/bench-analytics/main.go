@@ -35,6 +35,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -53,6 +54,10 @@ func main() {
 	seed := flag.Uint64("seed", 1, "generator seed")
 	shapesOnly := flag.Bool("shapes", false, "only count the rows each candidate layout would hold (no database)")
 	only := flag.String("only", "", "run only the queries whose name matches this regular expression")
+	pg := flag.Bool("postgres", false, "measure the PostgreSQL store in a throwaway local cluster (Debian's postgresql) instead of SQLite")
+	pgURL := flag.String("postgres-url", "", "measure the PostgreSQL store in this (empty) database instead of SQLite")
+	queriesOnly := flag.Bool("queries-only", false, "with -postgres-url: the database holds this benchmark's data already (same flags); run the queries only")
+	serverPid := flag.Int("server-pid", 0, "with -postgres-url: the postmaster's pid, to count its client backends' CPU (the server on this machine)")
 	flag.Parse()
 	if *shapesOnly {
 		shapes(*clicks, *links, *days, *seed)
@@ -63,7 +68,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench-analytics: -only:", err)
 		os.Exit(2)
 	}
-	if err := run(*clicks, *links, *days, *batch, *dir, *n, *seed, re); err != nil {
+	var err2 error
+	if *pg || *pgURL != "" {
+		err2 = runPostgres(*pgURL, *queriesOnly, *serverPid, *clicks, *links, *days, *batch, *n, *seed, re)
+	} else {
+		err2 = run(*clicks, *links, *days, *batch, *dir, *n, *seed, re)
+	}
+	if err := err2; err != nil {
 		fmt.Fprintln(os.Stderr, "bench-analytics:", err)
 		os.Exit(1)
 	}
@@ -94,7 +105,7 @@ func run(clicks int64, links, days, batch int, dir string, n int, seed uint64, o
 	fmt.Printf("# bench-analytics: %d clicks over %d days in %d links (seed %d), %s\n\n", clicks, days, links, seed, opts.Path)
 	var loaded int64
 	if fresh {
-		if loaded, err = load(ctx, s, g, now, batch); err != nil {
+		if loaded, err = load(ctx, []analytics.Writer{s}, g, now, batch); err != nil {
 			return err
 		}
 		t0, c0 := time.Now(), processCPU()
@@ -103,7 +114,12 @@ func run(clicks int64, links, days, batch int, dir string, n int, seed uint64, o
 		}
 		fmt.Printf("Maintain (rollups of %d days, retention): %s wall, %s CPU\n\n", days, time.Since(t0).Round(time.Millisecond), (processCPU() - c0).Round(time.Millisecond))
 	} else {
-		fmt.Println("database exists: load and Maintain skipped")
+		// Maintain still runs: a newer schema may have rollups to compute.
+		t0 := time.Now()
+		if err := s.Maintain(ctx, time.Now()); err != nil {
+			return err
+		}
+		fmt.Printf("database exists: load skipped; Maintain %s\n\n", time.Since(t0).Round(time.Millisecond))
 	}
 	if err := s.Close(); err != nil { // checkpoint: the WAL folded in
 		return err
@@ -118,8 +134,9 @@ func run(clicks int64, links, days, batch int, dir string, n int, seed uint64, o
 }
 
 // load writes the generated clicks up to now through an Aggregator, one
-// Write per batch rows, generation on one goroutine and writes on another.
-func load(ctx context.Context, s *sqlite.Store, g *synth.Generator, now time.Time, batch int) (int64, error) {
+// Write per batch rows, generation on one goroutine and writes on one
+// goroutine per writer in ws (two PostgreSQL stores: two replicas).
+func load(ctx context.Context, ws []analytics.Writer, g *synth.Generator, now time.Time, batch int) (int64, error) {
 	ch := make(chan analytics.Batch, 4)
 	var clicks, rows int64
 	var genBusy time.Duration
@@ -150,25 +167,41 @@ func load(ctx context.Context, s *sqlite.Store, g *synth.Generator, now time.Tim
 	}()
 	var writeBusy time.Duration
 	last, c0 := time.Now(), processCPU()
-	for b := range ch {
-		tw := time.Now()
-		if err := s.Write(ctx, b); err != nil {
-			return 0, err
-		}
-		writeBusy += time.Since(tw)
-		rows += int64(len(b.Events))
-		if time.Since(last) > 30*time.Second {
-			last = time.Now()
-			fmt.Fprintf(os.Stderr, "  %d rows written, %s\n", rows, time.Since(t0).Round(time.Second))
-		}
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for _, w := range ws { // one goroutine per writer, as replicas would
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range ch {
+				tw := time.Now()
+				err := w.Write(ctx, b)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				writeBusy += time.Since(tw)
+				rows += int64(len(b.Events))
+				if time.Since(last) > 30*time.Second {
+					last = time.Now()
+					fmt.Fprintf(os.Stderr, "  %d rows written, %s\n", rows, time.Since(t0).Round(time.Second))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
 	}
 	wall, cpu := time.Since(t0), processCPU()-c0
 	fmt.Printf("| load | value |\n|---|---|\n")
 	fmt.Printf("| clicks | %d |\n| rows written (after aggregation) | %d |\n", clicks, rows)
 	fmt.Printf("| wall time | %s |\n| CPU time (generation and writes) | %s |\n| generation time | %s |\n| write time (sum of Write calls) | %s |\n",
 		wall.Round(time.Second), cpu.Round(time.Second), genBusy.Round(time.Second), writeBusy.Round(time.Second))
-	fmt.Printf("| ingest, clicks/s in (writes only) | %.0f |\n| rows/s written | %.0f |\n\n",
-		float64(clicks)/writeBusy.Seconds(), float64(rows)/writeBusy.Seconds())
+	fmt.Printf("| writers | %d |\n| ingest, clicks/s in (writes only) | %.0f |\n| rows/s written | %.0f |\n| clicks/s over the wall time | %.0f |\n\n",
+		len(ws), float64(clicks)/writeBusy.Seconds()*float64(len(ws)), float64(rows)/writeBusy.Seconds()*float64(len(ws)), float64(clicks)/wall.Seconds())
 	return clicks, nil
 }
 
@@ -191,7 +224,7 @@ func sizes(ctx context.Context, path string, clicks int64) error {
 	}
 	fmt.Printf("| on disk | value |\n|---|---|\n| file + WAL | %.1f MB |\n| bytes per click | %.1f |\n\n", float64(total)/1e6, float64(total)/float64(max(clicks, 1)))
 	fmt.Printf("| table | rows | bytes (dbstat) |\n|---|---|---|\n")
-	for _, t := range []string{"events", "link_days", "link_values", "ws_values", "link_months", "links", "strs", "clients", "sources", "batches"} {
+	for _, t := range []string{"events", "link_days", "link_values", "ws_values", "link_months", "link_mtotals", "links", "strs", "clients", "sources", "batches"} {
 		var rows int64
 		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&rows); err != nil {
 			return err
@@ -209,7 +242,12 @@ type kind struct {
 	q    func(i int) analytics.Query
 }
 
-func queries(ctx context.Context, s *sqlite.Store, g *synth.Generator, n int, seed uint64, only *regexp.Regexp) error {
+// serverCPU, when set, is the CPU time the database server's processes
+// used so far, added to a query's cost (PostgreSQL does the work in its
+// own processes).
+var serverCPU func() time.Duration
+
+func queries(ctx context.Context, s analytics.Reader, g *synth.Generator, n int, seed uint64, only *regexp.Regexp) error {
 	now := time.Now().UTC()
 	ls := g.Links()
 	ns := ls[0].Namespace
@@ -284,13 +322,20 @@ func queries(ctx context.Context, s *sqlite.Store, g *synth.Generator, n int, se
 		for i := range runs {
 			q := k.q(i)
 			c0 := threadCPU()
+			if serverCPU != nil {
+				c0 += serverCPU()
+			}
 			t0 := time.Now()
 			res, err := s.Query(ctx, q)
 			if err != nil {
 				return fmt.Errorf("%s: %w", k.name, err)
 			}
 			lat = append(lat, time.Since(t0))
-			cpu = append(cpu, threadCPU()-c0)
+			c1 := threadCPU()
+			if serverCPU != nil {
+				c1 += serverCPU()
+			}
+			cpu = append(cpu, c1-c0)
 			src, rows = res.Source, len(res.Rows)
 		}
 		slices.Sort(lat)

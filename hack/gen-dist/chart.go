@@ -152,7 +152,16 @@ func templateDeployment(dep *unstructured.Unstructured, c map[string]any, keptAr
 			m["value"] = t.scalar("{{ .Values.clickSpoolSizeLimit | quote }}")
 		}
 	}
-	c["env"] = env
+	c["env"] = t.block(func(col int) string { return listBlock(env, col) + analyticsEnv(col) })
+	mounts, _, _ := unstructured.NestedSlice(c, "volumeMounts")
+	c["volumeMounts"] = t.block(func(col int) string { return listBlock(mounts, col) + analyticsMounts(col) })
+	// A SQLite analytics store is a file on a ReadWriteOnce volume: the old
+	// pod must let go of it before the new one starts.
+	strategy, _, _ := unstructured.NestedMap(dep.Object, "spec", "strategy")
+	dep.Object["spec"].(map[string]any)["strategy"] = t.block(func(col int) string {
+		return "\n" + indent(col) + `{{- if eq (include "kurz.analyticsStore" .) "sqlite" }}` + "\n" + indent(col+2) + "type: Recreate" +
+			"\n" + indent(col) + "{{- else }}" + mapBlock(strategy, col+2) + "\n" + indent(col) + "{{- end }}"
+	})
 	// The volume's sizeLimit is the same value (readDefaults checked config/).
 	volumes, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "volumes")
 	for _, v := range volumes {
@@ -160,7 +169,9 @@ func templateDeployment(dep *unstructured.Unstructured, c map[string]any, keptAr
 			m["emptyDir"].(map[string]any)["sizeLimit"] = t.scalar("{{ .Values.clickSpoolSizeLimit | quote }}")
 		}
 	}
-	_ = unstructured.SetNestedSlice(dep.Object, volumes, "spec", "template", "spec", "volumes")
+	dep.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["volumes"] = t.block(func(col int) string {
+		return listBlock(volumes, col) + analyticsVolumes(col)
+	})
 	ports, _, _ := unstructured.NestedSlice(c, "ports")
 	for _, p := range ports {
 		if m := p.(map[string]any); m["name"] == "metrics" {
@@ -188,10 +199,11 @@ func argsBlock(kept []string, col int) string {
 	b.WriteString(ctl + "{{- with .Values.clickFlushInterval }}" + item + `{{ printf "--click-flush-interval=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.ingress.className }}" + item + `{{ printf "--ingress-class=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- range $key, $value := .Values.ingress.annotations }}" + item + `{{ printf "--ingress-annotation=%s=%s" $key $value | quote }}` + ctl + "{{- end }}")
-	b.WriteString(ctl + "{{- with .Values.ingress.gracePeriod }}" + item + `{{ printf "--ingress-grace-period=%s" . | quote }}` + ctl + "{{- end }}")
+	b.WriteString(ctl + "{{- with .Values.ingress.gracePeriod }}" + item + `{{ printf "--route-grace-period=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.gateway.className }}" + item + `{{ printf "--gateway-class=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.gateway.name }}" + item + `{{ printf "--gateway=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- range $key, $value := .Values.gateway.annotations }}" + item + `{{ printf "--gateway-annotation=%s=%s" $key $value | quote }}` + ctl + "{{- end }}")
+	b.WriteString(analyticsArgs(col))
 	b.WriteString(ctl + "{{- range .Values.extraArgs }}" + item + "{{ . | quote }}" + ctl + "{{- end }}")
 	return b.String()
 }

@@ -48,7 +48,9 @@ appVersion: %q
 {{- end -}}
 {{- .Values.cookieSecret.existingSecret | default %q -}}
 {{- end -}}
-`, d.CookieSecretName),
+%s`, d.CookieSecretName, analyticsHelpers),
+
+		"templates/manager/persistentvolumeclaim-kurz-analytics.yaml": []byte(analyticsPVC),
 
 		"templates/manager/secret-cookie.yaml": fmt.Appendf(nil, `{{- /* Generated from config/ by hack/gen-dist (make helm); do not edit. */}}
 {{- if .Values.cookieSecret.value }}
@@ -168,7 +170,7 @@ const valuesSchema = `{
       "additionalProperties": false,
       "properties": {"install": {"type": "boolean"}}
     },
-    "extraArgs": {"type": "array", "items": {"type": "string", "minLength": 1}}
+    "extraArgs": {"type": "array", "items": {"type": "string", "minLength": 1}}` + analyticsSchema + `
   }
 }
 `

@@ -61,7 +61,7 @@ func (d *defaults) valueFlags() map[string]*string {
 		"--dns-server":           &d.DNSServer,
 		"--click-flush-interval": &d.ClickFlushInterval,
 		"--ingress-class":        &d.IngressClass,
-		"--ingress-grace-period": &d.IngressGracePeriod,
+		"--route-grace-period":   &d.IngressGracePeriod,
 		"--gateway-class":        &d.GatewayClass,
 		"--gateway":              &d.Gateway,
 	}
@@ -327,7 +327,7 @@ leaderElection:
 # (--ingress-class). annotations go on every Ingress (--ingress-annotation),
 # e.g. {cert-manager.io/cluster-issuer: letsencrypt} to have cert-manager
 # issue the certificates. gracePeriod: how long an Ingress outlives its
-# Domain's Active phase; empty: kurz's default (--ingress-grace-period).
+# Domain's Active phase; empty: kurz's default (--route-grace-period).
 ingress:
   className: %s
   annotations: %s
@@ -353,12 +353,12 @@ crds:
 
 # More manager flags, e.g. ["--api-trusted-proxies=10.0.0.0/8", "--redirect-status=301"].
 extraArgs: []
-`, d.Repository, j(d.Tag), d.Replicas, resources, list(d.TrustedProxies),
+%s`, d.Repository, j(d.Tag), d.Replicas, resources, list(d.TrustedProxies),
 		d.CookieSecretKey, d.CookieSecretName, d.CookieSecretName,
 		list(d.RedirectTargets), j(d.DNSServer), j(d.ClickFlushInterval), j(d.ClickSpoolSizeLimit),
 		d.MetricsEnable, d.MetricsPort, d.LeaderElect,
 		j(d.IngressClass), jmap(d.IngressAnnotations), j(d.IngressGracePeriod),
-		j(d.GatewayClass), j(d.Gateway), jmap(d.GatewayAnnotations)), nil
+		j(d.GatewayClass), j(d.Gateway), jmap(d.GatewayAnnotations), analyticsValues), nil
 }
 
 // blockYAML is v as the value of a key: a YAML block indented by n below

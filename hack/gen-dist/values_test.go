@@ -18,7 +18,7 @@ func TestSplitArgs(t *testing.T) {
 		"--metrics-bind-address=:9090", "--redirect-trusted-proxies=10.0.0.0/8,192.168.0.0/16",
 		"--redirect-target=a.example.com", "--redirect-target=b.example.com",
 		"--dns-server=10.0.0.10:53", "--click-flush-interval=5s", "--click-spool=/var/lib/kurz/clicks.spool",
-		"--ingress-class=nginx", "--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt", "--ingress-grace-period=2h",
+		"--ingress-class=nginx", "--ingress-annotation=cert-manager.io/cluster-issuer=letsencrypt", "--route-grace-period=2h",
 		"--gateway-class=example", "--gateway=infra/shared", "--gateway-annotation=cert-manager.io/issuer=ca",
 	}, &d)
 	g.Expect(err).NotTo(HaveOccurred())

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kurz-dev/kurz/internal/keyedlimit"
 	"github.com/kurz-dev/kurz/internal/redirect/bcryptproc"
 )
 
@@ -63,9 +64,9 @@ const (
 // cookie that lets the visitor through afterwards.
 type passwords struct {
 	key      []byte // HMAC key of the cookie, shared by replicas when configured
-	attempts *lru.Cache[string, *rate.Limiter]
+	attempts *keyedlimit.Limiter
 	// linkAttempts is the per-link bucket, keyed by uid.
-	linkAttempts *lru.Cache[string, *rate.Limiter]
+	linkAttempts *keyedlimit.Limiter
 	// checks holds one token per bcrypt comparison running: a check costs
 	// milliseconds to a second of CPU, and unbounded they would starve the
 	// redirects served on the same machine.
@@ -87,11 +88,11 @@ type passwords struct {
 // newPasswords returns the password checker; concurrency (> 0) bounds the
 // bcrypt comparisons running at once.
 func newPasswords(key []byte, concurrency int) *passwords {
-	c, _ := lru.New[string, *rate.Limiter](attemptEntries) // errors only for size <= 0
-	l, _ := lru.New[string, *rate.Limiter](attemptEntries)
-	w, _ := lru.New[types.UID, struct{}](1024)
-	return &passwords{key: key, attempts: c, linkAttempts: l, costWarned: w, log: logr.Discard(),
-		checks: make(chan struct{}, concurrency), bcrypt: bcryptproc.New(concurrency, "")}
+	w, _ := lru.New[types.UID, struct{}](1024) // errors only for size <= 0
+	return &passwords{key: key, log: logr.Discard(), costWarned: w,
+		attempts:     keyedlimit.New(rate.Every(attemptPeriod), attemptBurst, attemptEntries),
+		linkAttempts: keyedlimit.New(rate.Every(linkPeriod), linkBurst, attemptEntries),
+		checks:       make(chan struct{}, concurrency), bcrypt: bcryptproc.New(concurrency, "")}
 }
 
 func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []byte, post bool, now time.Time) outcome {
@@ -107,11 +108,11 @@ func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []
 	// Every attempt takes its tokens before the slow check, so concurrent
 	// attempts cannot all pass a check of the count. A right password takes
 	// them too and refunds nothing: it sets a cookie, so it is not repeated.
-	wait := take(p.attempts, h.clientKey(ctx)+"\x00"+string(e.uid), attemptBurst, attemptPeriod, now)
-	if wait == 0 {
-		wait = take(p.linkAttempts, string(e.uid), linkBurst, linkPeriod, now)
+	ok, _, wait := p.attempts.Take(h.clientKey(ctx)+"\x00"+string(e.uid), 1, now)
+	if ok {
+		ok, _, wait = p.linkAttempts.Take(string(e.uid), 1, now)
 	}
-	if wait > 0 {
+	if !ok {
 		return tooMany(ctx, wait)
 	}
 	pw := ctx.PostArgs().Peek("password")
@@ -210,24 +211,6 @@ func (p *passwords) compare(hash, pw []byte) bool {
 
 // close ends the worker process.
 func (p *passwords) close() { _ = p.bcrypt.Close() }
-
-// take takes a token from key's bucket in limiters (burst, then one per
-// period). It returns 0 when one was left, else how long until the next one.
-func take(limiters *lru.Cache[string, *rate.Limiter], key string, burst int, period time.Duration, now time.Time) time.Duration {
-	l, ok := limiters.Get(key)
-	if !ok {
-		// Two first attempts racing must share one limiter: the loser of
-		// PeekOrAdd uses the winner's.
-		l = rate.NewLimiter(rate.Every(period), burst)
-		if prev, found, _ := limiters.PeekOrAdd(key, l); found {
-			l = prev
-		}
-	}
-	if l.AllowN(now, 1) {
-		return 0
-	}
-	return max(time.Duration((1-l.TokensAt(now))*float64(period)), time.Second)
-}
 
 // cookieMAC binds the cookie to the link (uid) and its password (hash): a new
 // password invalidates every cookie of the old one.

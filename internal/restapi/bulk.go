@@ -71,14 +71,14 @@ func atomicParam(r *http.Request) (bool, error) {
 // what 100 requests do. A request larger than the whole limit could never
 // pass, so it is a 422 rather than a 429 to retry forever.
 func (s *server) chargeItems(w http.ResponseWriter, c *caller, n int, field string) error {
-	if !s.limiter.enabled() || n <= 1 {
+	if s.limiter == nil || n <= 1 {
 		return nil
 	}
-	if n > s.limiter.perMinute {
+	if n > s.opts.RateLimit {
 		return validationError(field, fmt.Sprintf("The %s field must not have more than %d items: the rate limit is %d a minute.",
-			attribute(field), s.limiter.perMinute, s.limiter.perMinute))
+			attribute(field), s.opts.RateLimit, s.opts.RateLimit))
 	}
-	ok, remaining, retryAfter := s.limiter.allow(c.limitKey, n-1, time.Now())
+	ok, remaining, retryAfter := s.limiter.Take(c.limitKey, n-1, time.Now())
 	w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	if !ok {
 		return tooManyAttempts(retryAfter)

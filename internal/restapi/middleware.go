@@ -131,10 +131,10 @@ func (s *server) authenticate(verb, resource string, next http.Handler) http.Han
 // admitUnknown takes one request from the client's unauthenticated budget
 // (--api-unauthenticated-rate-limit), or answers 429.
 func (s *server) admitUnknown(r *http.Request) error {
-	if !s.unknownLimiter.enabled() {
+	if s.unknownLimiter == nil {
 		return nil
 	}
-	ok, _, retryAfter := s.unknownLimiter.allow(s.clientKey(r), 1, time.Now())
+	ok, _, retryAfter := s.unknownLimiter.Take(s.clientKey(r), 1, time.Now())
 	if !ok {
 		return tooManyAttempts(retryAfter)
 	}
@@ -145,14 +145,14 @@ func (s *server) admitUnknown(r *http.Request) error {
 // minute, whichever of its tokens it uses, and says so in X-RateLimit-*
 // headers; past it, 429 with Retry-After.
 func (s *server) rateLimit(next http.Handler) http.Handler {
-	if !s.limiter.enabled() {
+	if s.limiter == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := callerFrom(r.Context())
-		ok, remaining, retryAfter := s.limiter.allow(c.limitKey, 1, time.Now())
+		ok, remaining, retryAfter := s.limiter.Take(c.limitKey, 1, time.Now())
 		h := w.Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(s.limiter.perMinute))
+		h.Set("X-RateLimit-Limit", strconv.Itoa(s.opts.RateLimit))
 		h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 		if !ok {
 			writeError(w, r, tooManyAttempts(retryAfter))

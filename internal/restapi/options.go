@@ -85,37 +85,37 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 func (o Options) Validate() error {
 	var errs []error
 	if o.Listener == nil && o.BindAddress == "" {
-		errs = append(errs, errors.New("api server: --api-bind-address must not be empty"))
+		errs = append(errs, errors.New("--api-bind-address must not be empty"))
 	}
 	if o.RateLimit < 0 {
-		errs = append(errs, errors.New("api server: --api-rate-limit must not be negative"))
+		errs = append(errs, errors.New("--api-rate-limit must not be negative"))
 	}
 	if o.UnauthenticatedRateLimit < 0 {
-		errs = append(errs, errors.New("api server: --api-unauthenticated-rate-limit must not be negative"))
+		errs = append(errs, errors.New("--api-unauthenticated-rate-limit must not be negative"))
 	}
 	if len(o.TokenAudiences) == 0 {
 		// No audience would accept kube-apiserver's own tokens again.
-		errs = append(errs, errors.New("api server: --api-token-audiences must name at least one audience"))
+		errs = append(errs, errors.New("--api-token-audiences must name at least one audience"))
 	}
 	if slices.Contains(o.TokenAudiences, "") {
-		errs = append(errs, errors.New("api server: --api-token-audiences: empty audience"))
+		errs = append(errs, errors.New("--api-token-audiences: empty audience"))
 	}
 	if o.PublicURL != "" {
 		errs = append(errs, checkPublicURL(o.PublicURL))
 	}
 	if o.AuthCacheTTL <= 0 {
-		errs = append(errs, fmt.Errorf("api server: --api-auth-cache-ttl must be positive, got %s", o.AuthCacheTTL))
+		errs = append(errs, fmt.Errorf("--api-auth-cache-ttl must be positive, not %s", o.AuthCacheTTL))
 	}
 	// The rest have no flag: only a caller building Options by hand can get
 	// them wrong, so the message names the field.
 	if o.WriteWait <= 0 {
-		errs = append(errs, fmt.Errorf("api server: WriteWait must be positive, got %s", o.WriteWait))
+		errs = append(errs, fmt.Errorf("restapi.Options.WriteWait must be positive, not %s", o.WriteWait))
 	}
 	if o.QRCacheSize <= 0 {
-		errs = append(errs, fmt.Errorf("api server: QRCacheSize must be positive, got %d", o.QRCacheSize))
+		errs = append(errs, fmt.Errorf("restapi.Options.QRCacheSize must be positive, not %d", o.QRCacheSize))
 	}
 	if o.ShutdownTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("api server: ShutdownTimeout must be positive, got %s", o.ShutdownTimeout))
+		errs = append(errs, fmt.Errorf("restapi.Options.ShutdownTimeout must be positive, not %s", o.ShutdownTimeout))
 	}
 	return errors.Join(errs...)
 }

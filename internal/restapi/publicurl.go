@@ -9,7 +9,7 @@ import (
 func checkPublicURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("api server: --api-public-url %q must be an http(s) URL like https://api.example.com", s)
+		return fmt.Errorf("--api-public-url %q must be an http(s) URL like https://api.example.com", s)
 	}
 	return nil
 }

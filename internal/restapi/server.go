@@ -13,6 +13,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/keyedlimit"
 	"github.com/kurz-dev/kurz/internal/linkquery"
 	"github.com/kurz-dev/kurz/internal/qr"
 )
@@ -49,10 +50,10 @@ type server struct {
 	linkQuery *linkquery.Index
 	domains   *resource[*kurzv1alpha1.Domain, domainView]
 	auth      *authenticator
-	limiter   *rateLimiter
+	limiter   *keyedlimit.Limiter
 	// unknownLimiter limits requests with tokens not known to be good, per
 	// client address (--api-unauthenticated-rate-limit).
-	unknownLimiter *rateLimiter
+	unknownLimiter *keyedlimit.Limiter
 	qr             *qr.Renderer
 	locks          *stripedMutex
 	now            func() time.Time

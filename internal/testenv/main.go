@@ -17,8 +17,8 @@ import (
 // before the tests or, with o.Lazy, when the first test calls Need: the suite's pure tests
 // (status tables, parsers) run in a second without it, and a run that
 // selects only those (`go test -run Table`, `make test-short`) never
-// starts one. After the tests it stops the control plane, if one started,
-// and exits. Logs are discarded unless KURZ_TEST_LOG is set: the tests
+// starts one. After the tests it stops the control plane and the
+// PostgreSQL cluster of Postgres, if they started, and exits. Logs are discarded unless KURZ_TEST_LOG is set: the tests
 // assert on behaviour, not on logs. setup may set a logger of its own.
 func Main(m *testing.M, o Options, setup func(env *Env) error) {
 	os.Exit(run(m, o, setup))
@@ -48,7 +48,12 @@ func run(m *testing.M, o Options, setup func(*Env) error) int {
 			return 1
 		}
 	}
+	mainRunning.Store(true)
 	code := m.Run()
+	if err := stopSharedPostgres(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = max(code, 1)
+	}
 	if suite.env != nil {
 		if err := suite.env.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, err)

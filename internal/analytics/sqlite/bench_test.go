@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/storetest"
 	"github.com/kurz-dev/kurz/internal/analytics/synth"
 )
 
@@ -45,7 +46,7 @@ func BenchmarkQuery(b *testing.B) {
 	gen := synth.New(synth.Config{Links: 1000, Clicks: 300000, Days: 31, Start: day0, Seed: 9})
 	now := day0.AddDate(0, 0, 31).Add(time.Hour)
 	s := openTest(b, testOptions(b), now)
-	load(b, s, gen, 31)
+	storetest.Load(b, s, gen, 31)
 	if err := s.Maintain(context.Background(), now); err != nil {
 		b.Fatal(err)
 	}

@@ -8,14 +8,13 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/sqlplan"
 )
 
 // settle is how long after a UTC day ends Maintain waits before rolling it
 // up: the writers' last flushes of the day arrive in the meantime. A later
 // event of a rolled-up day marks it for another roll-up (Write).
 const settle = 15 * time.Minute
-
-const botDevice = int(analytics.DeviceBot)
 
 // Maintain rolls up closed days and months, then applies the retentions
 // and removes the analytics of links deleted more than DeleteGrace ago.
@@ -29,6 +28,9 @@ func (s *Store) Maintain(ctx context.Context, now time.Time) error {
 	if err := s.rollMonths(ctx, now); err != nil {
 		return fmt.Errorf("analytics monthly rollups: %w", err)
 	}
+	if err := s.rollMonthTotals(ctx, now); err != nil {
+		return fmt.Errorf("analytics monthly totals: %w", err)
+	}
 	if err := s.retain(ctx, now); err != nil {
 		return fmt.Errorf("analytics retention: %w", err)
 	}
@@ -38,14 +40,12 @@ func (s *Store) Maintain(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// rawFirstDay is the oldest unix day whose raw events are kept.
-func (s *Store) rawFirstDay(now time.Time) int64 {
-	return analytics.UnixDay(now.Add(-s.opts.Retention)) + 1
+func (s *Store) retention() sqlplan.Retention {
+	return sqlplan.Retention{Raw: s.opts.Retention, Rollup: s.opts.RollupRetention}
 }
 
-func (s *Store) rollupFirstDay(now time.Time) int64 {
-	return analytics.UnixDay(now.Add(-s.opts.RollupRetention)) + 1
-}
+func (s *Store) rawFirstDay(now time.Time) int64    { return s.retention().RawFirstDay(now) }
+func (s *Store) rollupFirstDay(now time.Time) int64 { return s.retention().RollupFirstDay(now) }
 
 // tx runs f in a write transaction under the writer's lock.
 func (s *Store) tx(ctx context.Context, f func(tx *sql.Tx) error) error {
@@ -128,24 +128,14 @@ func (s *Store) doneSet(ctx context.Context, q string, args ...any) (map[int64]s
 	return out, rows.Err()
 }
 
-// valueExpr is the SQL of a dimension's value in a rollup, over events e
-// joined with clients c and sources s.
-var valueExpr = map[analytics.Dimension]string{
-	analytics.DimDevice:      "c.device",
-	analytics.DimOS:          "c.os",
-	analytics.DimBrowser:     "c.browser",
-	analytics.DimCountry:     "c.country",
-	analytics.DimReferrer:    "s.referrer",
-	analytics.DimUTMSource:   "s.utm_source",
-	analytics.DimUTMMedium:   "s.utm_medium",
-	analytics.DimUTMCampaign: "s.utm_campaign",
-}
-
 // rollDay computes day d's rollups. Its rolled_days row is written first
 // (done = 0) and set done at the end only if it is still there: a Write of a
 // late event for d in between deletes it, so d is rolled up again.
 func (s *Store) rollDay(ctx context.Context, d int64, chunks [][2]int64) error {
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_mtotals WHERE month = ?", sqlplan.MonthOfDay(d)); err != nil {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO rolled_days (day, done) VALUES (?, 0)", d)
 		return err
 	}); err != nil {
@@ -163,17 +153,17 @@ SELECT e.link, ?1,
 	sum(e.clicks) >= ?3
 FROM events e JOIN clients c ON c.id = e.client
 WHERE e.day = ?1 AND e.link >= ?4 AND e.link < ?5
-GROUP BY e.link`, d, botDevice, s.opts.DetailThreshold, c[0], c[1]); err != nil {
+GROUP BY e.link`, d, sqlplan.BotDevice, s.opts.DetailThreshold, c[0], c[1]); err != nil {
 				return err
 			}
 			for _, dim := range analytics.Dimensions {
 				if _, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO link_values (link, dim, day, value, bot, clicks, visitors)
-SELECT e.link, ?3, ?1, `+valueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
+SELECT e.link, ?3, ?1, `+sqlplan.ValueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
 FROM events e JOIN link_days ld ON ld.link = e.link AND ld.day = ?1 AND ld.detail
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 WHERE e.day = ?1 AND e.link >= ?4 AND e.link < ?5
-GROUP BY e.link, 4, 5`, d, botDevice, int(dim), c[0], c[1]); err != nil {
+GROUP BY e.link, 4, 5`, d, sqlplan.BotDevice, int(dim), c[0], c[1]); err != nil {
 					return err
 				}
 			}
@@ -187,11 +177,11 @@ GROUP BY e.link, 4, 5`, d, botDevice, int(dim), c[0], c[1]); err != nil {
 		if err := s.tx(ctx, func(tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, `
 INSERT OR REPLACE INTO ws_values (namespace, dim, day, value, bot, clicks, visitors)
-SELECT l.namespace, ?3, ?1, `+valueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
+SELECT l.namespace, ?3, ?1, `+sqlplan.ValueExpr[dim]+`, c.device = ?2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
 FROM events e JOIN links l ON l.id = e.link
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 WHERE e.day = ?1
-GROUP BY l.namespace, 4, 5`, d, botDevice, int(dim))
+GROUP BY l.namespace, 4, 5`, d, sqlplan.BotDevice, int(dim))
 			return err
 		}); err != nil {
 			return err
@@ -229,7 +219,7 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 	if err != nil || !ok {
 		return err
 	}
-	cur := monthOfDay(now.Add(-settle).Unix() / 86400)
+	cur := sqlplan.MonthOfDay(now.Add(-settle).Unix() / 86400)
 	var rawCut int64
 	if err := s.w.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'raw_cut'").Scan(&rawCut); err != nil {
 		return err
@@ -242,8 +232,8 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	for m := monthOfDay(oldest); m < cur; m++ {
-		if _, ok := done[m]; ok || monthStartDay(m) < rawCut {
+	for m := sqlplan.MonthOfDay(oldest); m < cur; m++ {
+		if _, ok := done[m]; ok || sqlplan.MonthStartDay(m) < rawCut {
 			continue
 		}
 		if err := s.rollMonth(ctx, m, chunks); err != nil {
@@ -254,7 +244,7 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 }
 
 func (s *Store) rollMonth(ctx context.Context, m int64, chunks [][2]int64) error {
-	days := dayList(monthStartDay(m), monthStartDay(m+1))
+	days := dayList(sqlplan.MonthStartDay(m), sqlplan.MonthStartDay(m+1))
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO rolled_months (month, done) VALUES (?, 0)", m)
 		return err
@@ -318,7 +308,8 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 			}{
 				{"DELETE FROM link_days WHERE link = ?1 AND day < ?2", rollCut},
 				{"DELETE FROM link_values WHERE link = ?1 AND day < ?2", rollCut},
-				{"DELETE FROM link_months WHERE link = ?1 AND month < ?2", monthOfDay(rollCut)},
+				{"DELETE FROM link_months WHERE link = ?1 AND month < ?2", sqlplan.MonthOfDay(rollCut)},
+				{"DELETE FROM link_mtotals WHERE link = ?1 AND month < ?2", sqlplan.MonthOfDay(rollCut)},
 			} {
 				st, err := tx.PrepareContext(ctx, q.sql)
 				if err != nil {
@@ -354,7 +345,10 @@ func (s *Store) retain(ctx context.Context, now time.Time) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_days WHERE day < ?", rollCut); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_months WHERE month < ?", monthOfDay(rollCut)); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_months WHERE month < ?", sqlplan.MonthOfDay(rollCut)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_mtotals WHERE month <= ?", sqlplan.MonthOfDay(rollCut)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, "DELETE FROM batches WHERE at < ?", now.Add(-s.opts.BatchMemory).Unix())
@@ -413,6 +407,7 @@ func (s *Store) forgetDeleted(ctx context.Context, now time.Time) error {
 			for _, q := range []string{
 				"DELETE FROM link_days WHERE link = ?",
 				"DELETE FROM link_values WHERE link = ?", "DELETE FROM link_months WHERE link = ?",
+				"DELETE FROM link_mtotals WHERE link = ?",
 				"DELETE FROM links WHERE id = ?",
 			} {
 				if _, err := tx.ExecContext(ctx, q, id); err != nil {
@@ -428,6 +423,48 @@ func (s *Store) forgetDeleted(ctx context.Context, now time.Time) error {
 	for ns := range nss {
 		if err := s.tx(ctx, func(tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, "DELETE FROM ws_values WHERE namespace = ?1 AND NOT EXISTS (SELECT 1 FROM links WHERE namespace = ?1)", ns)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rollMonthTotals sums link_days into link_mtotals for the closed months
+// every day of which is rolled up and whose totals are not current, one
+// transaction per month (a seek per link, about links × 31 rows read): a roll-up or late
+// event in between would otherwise leave totals that no longer match.
+func (s *Store) rollMonthTotals(ctx context.Context, now time.Time) error {
+	cur := sqlplan.MonthOfDay(now.Add(-settle).Unix() / 86400)
+	first := sqlplan.MonthOfDay(s.rollupFirstDay(now)) + 1 // whole months only
+	current, err := s.doneSet(ctx, "SELECT month FROM rolled_mtotals")
+	if err != nil {
+		return err
+	}
+	for m := first; m < cur; m++ {
+		if _, ok := current[m]; ok {
+			continue
+		}
+		lo, hi := sqlplan.MonthStartDay(m), sqlplan.MonthStartDay(m+1)
+		if err := s.tx(ctx, func(tx *sql.Tx) error {
+			var done int64
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM rolled_days WHERE done AND day >= ? AND day < ?", lo, hi).Scan(&done); err != nil {
+				return err
+			}
+			if done != hi-lo {
+				return nil // not every day rolled up (yet): queries read link_days
+			}
+			if _, err := tx.ExecContext(ctx, "DELETE FROM link_mtotals WHERE month = ?", m); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `
+INSERT INTO link_mtotals (link, month, clicks, visitors, bot_clicks, bot_visitors)
+SELECT l.id, ?1, sum(ld.clicks), sum(ld.visitors), sum(ld.bot_clicks), sum(ld.bot_visitors)
+FROM links l CROSS JOIN link_days ld ON ld.link = l.id AND ld.day >= ?2 AND ld.day < ?3 GROUP BY l.id`, m, lo, hi); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, "INSERT INTO rolled_mtotals (month) VALUES (?)", m)
 			return err
 		}); err != nil {
 			return err

@@ -1,69 +1,27 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/sqlplan"
 )
-
-// counts are a group's clicks and visitors.
-type counts struct{ clicks, visitors int64 }
-
-// acc sums parts' rows by group key: a bucket's wall-clock number, a link
-// id, or a dimension's value id.
-type acc map[int64]*counts
-
-func (a acc) add(k, clicks, visitors int64) {
-	c := a[k]
-	if c == nil {
-		c = &counts{}
-		a[k] = c
-	}
-	c.clicks += clicks
-	c.visitors += visitors
-}
-
-// plan is a resolved query.
-type plan struct {
-	q       analytics.Query
-	loc     *time.Location
-	pieces  []piece
-	ns      int64
-	links   []int64 // nil: every link of ns
-	filters []filter
-	dim     analytics.Dimension // for a dimension grouping
-	// the range in unix minutes, [lo, hi)
-	lo, hi int64
-	src    analytics.Source
-	// monthly: from link_months (and raw events for the rest)
-	monthly bool
-}
-
-type filter struct {
-	dim analytics.Dimension
-	ids []int64
-}
 
 // Query answers q. See the package doc for where answers come from.
 func (s *Store) Query(ctx context.Context, q analytics.Query) (analytics.Result, error) {
 	if err := q.Validate(); err != nil {
 		return analytics.Result{}, err
 	}
-	p, err := s.route(q, s.now())
+	p, err := sqlplan.Route(q, s.now(), s.retention())
 	if err != nil {
 		return analytics.Result{}, err
 	}
-	res := analytics.Result{
-		Start: time.Unix(p.lo*60, 0).In(p.loc), End: q.End.In(p.loc),
-		Granularity: q.Granularity, Location: p.loc, Source: p.src,
-	}
+	res := p.Result()
 	conn, err := s.r.Conn(ctx)
 	if err != nil {
 		return analytics.Result{}, fmt.Errorf("analytics query: %w", err)
@@ -73,12 +31,12 @@ func (s *Store) Query(ctx context.Context, q analytics.Query) (analytics.Result,
 	if err != nil {
 		return analytics.Result{}, fmt.Errorf("analytics query: %w", err)
 	}
-	a := acc{}
+	a := sqlplan.Acc{}
 	if ok {
 		switch {
-		case p.src == analytics.SourceEvents:
-			err = s.rawPart(ctx, conn, p, [][2]int64{{p.lo, p.hi}}, nil, a)
-		case p.monthly:
+		case p.Src == analytics.SourceEvents:
+			err = s.rawPart(ctx, conn, p, [][2]int64{{p.Lo, p.Hi}}, nil, a)
+		case p.Monthly:
 			err = s.monthsPart(ctx, conn, p, a)
 		default:
 			err = s.rollupPart(ctx, conn, p, a)
@@ -93,116 +51,49 @@ func (s *Store) Query(ctx context.Context, q analytics.Query) (analytics.Result,
 	return res, nil
 }
 
-// route decides where q is answered from, as of now, and the range and
-// zone that answer has.
-func (s *Store) route(q analytics.Query, now time.Time) (*plan, error) {
-	p := &plan{q: q, loc: q.Location}
-	if p.loc == nil {
-		p.loc = time.UTC
-	}
-	p.dim, _ = q.GroupBy.Dimension()
-	rawFirst := s.rawFirstDay(now) * 1440
-	start, end := q.Start, q.End
-	if start.IsZero() || start.Unix()/60 < s.rollupFirstDay(now)*1440 {
-		start = time.Unix(s.rollupFirstDay(now)*86400, 0)
-	}
-	if !start.Before(end) {
-		return nil, analytics.ParamError("start", "the range ends before the oldest analytics kept (%s)", start.UTC().Format(time.DateOnly))
-	}
-	p.src = q.Source
-	aligned := utcAligned(zonePieces(p.loc, start, end))
-	if p.src == analytics.SourceEvents && start.Unix()/60 < rawFirst {
-		start = time.Unix(rawFirst*60, 0)
-	}
-	withinRaw := start.Unix()/60 >= rawFirst
-	if p.src == analytics.SourceAuto {
-		p.src = analytics.SourceEvents
-		exact := q.Granularity != analytics.Hour && aligned && len(q.Filters) == 0 &&
-			(q.Links == nil || len(q.Links) == 1 || q.GroupBy == analytics.GroupByLink)
-		if exact || !withinRaw {
-			p.src = analytics.SourceRollups
-		}
-	}
-	if p.src == analytics.SourceRollups {
-		var err error
-		if start, err = s.routeRollups(p, start, end, aligned, withinRaw); err != nil {
-			return nil, err
-		}
-	}
-	p.pieces = zonePieces(p.loc, start, end)
-	p.lo, p.hi = start.Unix()/60, (end.Unix()+59)/60
-	return p, nil
-}
-
-// routeRollups checks what the rollups can answer, moves the zone to UTC
-// or the start to a month's where they answer so, and returns the start.
-func (s *Store) routeRollups(p *plan, start, end time.Time, aligned, withinRaw bool) (time.Time, error) {
-	q := p.q
-	if q.Granularity == analytics.Hour && q.GroupBy == analytics.GroupByTimeseries {
-		return start, analytics.ParamError("granularity", "hour needs raw events, kept for %s: use day or month, or a range within the raw retention", s.opts.Retention)
-	}
-	if !aligned {
-		if !wholeHours(zonePieces(p.loc, start, end)) {
-			return start, analytics.ParamError("timezone", "%s is not a whole number of hours from UTC: its buckets need raw events, kept for %s", p.loc, s.opts.Retention)
-		}
-		// Rollups are UTC days: beyond the raw retention a zone a whole
-		// number of hours off is answered in UTC (Result.Location says so).
-		p.loc = time.UTC
-	}
-	if len(q.Filters) > 0 || (len(q.Links) > 1 && q.GroupBy != analytics.GroupByLink) || (q.Links != nil && p.dim != 0 && !withinRaw) {
-		// link_months: any filter and grouping, by whole UTC months.
-		if q.GroupBy == analytics.GroupByTimeseries && q.Granularity != analytics.Month {
-			return start, analytics.ParamError("granularity", "filters and link sets beyond the raw retention (%s) are answered by month", s.opts.Retention)
-		}
-		p.monthly = true
-		start = time.Unix(monthStartDay(monthOfDay(start.Unix()/86400))*86400, 0)
-	}
-	return start, nil
-}
-
 // resolve turns names into ids; false when nothing can match.
-func (s *Store) resolve(ctx context.Context, conn *sql.Conn, p *plan) (bool, error) {
-	err := conn.QueryRowContext(ctx, "SELECT id FROM strs WHERE s = ?", p.q.Namespace).Scan(&p.ns)
+func (s *Store) resolve(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan) (bool, error) {
+	err := conn.QueryRowContext(ctx, "SELECT id FROM strs WHERE s = ?", p.Q.Namespace).Scan(&p.NS)
 	if err == sql.ErrNoRows {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	if p.q.Links != nil {
-		uids, _ := json.Marshal(p.q.Links)
-		rows, err := conn.QueryContext(ctx, "SELECT id FROM links WHERE namespace = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY id", p.ns, string(uids))
+	if p.Q.Links != nil {
+		uids, _ := json.Marshal(p.Q.Links)
+		rows, err := conn.QueryContext(ctx, "SELECT id FROM links WHERE namespace = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY id", p.NS, string(uids))
 		if err != nil {
 			return false, err
 		}
-		p.links = []int64{}
+		p.Links = []int64{}
 		for rows.Next() {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
 				rows.Close()
 				return false, err
 			}
-			p.links = append(p.links, id)
+			p.Links = append(p.Links, id)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return false, err
 		}
-		if len(p.links) == 0 {
+		if len(p.Links) == 0 {
 			return false, nil
 		}
 	}
-	dims := make([]analytics.Dimension, 0, len(p.q.Filters))
-	for d := range p.q.Filters {
+	dims := make([]analytics.Dimension, 0, len(p.Q.Filters))
+	for d := range p.Q.Filters {
 		dims = append(dims, d)
 	}
 	slices.Sort(dims)
 	for _, d := range dims {
-		f := filter{dim: d}
-		for _, v := range p.q.Filters[d] {
+		f := sqlplan.Filter{Dim: d}
+		for _, v := range p.Q.Filters[d] {
 			if d == analytics.DimDevice {
 				dev, _ := analytics.ParseDevice(v)
-				f.ids = append(f.ids, int64(dev))
+				f.IDs = append(f.IDs, int64(dev))
 				continue
 			}
 			var id int64
@@ -213,88 +104,15 @@ func (s *Store) resolve(ctx context.Context, conn *sql.Conn, p *plan) (bool, err
 			if err != nil {
 				return false, err
 			}
-			f.ids = append(f.ids, id)
+			f.IDs = append(f.IDs, id)
 		}
-		if len(f.ids) == 0 {
+		if len(f.IDs) == 0 {
 			return false, nil
 		}
-		p.filters = append(p.filters, f)
+		p.Filters = append(p.Filters, f)
 	}
 	return true, nil
 }
-
-func idList(ids []int64) string {
-	var b strings.Builder
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprint(&b, id)
-	}
-	return b.String()
-}
-
-// dimFilterSQL is the conditions on clients c and sources s for the
-// filters and exclude_bots (ids are the store's own integers, written
-// inline).
-func (p *plan) dimFilterSQL() []string {
-	var out []string
-	for _, f := range p.filters {
-		out = append(out, fmt.Sprintf("%s IN (%s)", valueExpr[f.dim], idList(f.ids)))
-	}
-	if p.q.ExcludeBots {
-		out = append(out, fmt.Sprintf("c.device <> %d", botDevice))
-	}
-	return out
-}
-
-// groupSQL is the SQL of the group key over events e or a rollup's
-// columns: a wall-clock hour or day number for a time series (mapped to
-// buckets in rows), the link, or the dimension's value.
-func (p *plan) groupSQL(minuteCol, linkCol string) string {
-	switch p.q.GroupBy {
-	case analytics.GroupByTimeseries:
-		switch p.q.Granularity {
-		case analytics.Hour:
-			return localMinuteSQL(minuteCol, p.pieces) + " / 60"
-		case analytics.Month:
-			return p.monthSQL(localMinuteSQL(minuteCol, p.pieces))
-		}
-		return localMinuteSQL(minuteCol, p.pieces) + " / 1440"
-	case analytics.GroupByLink:
-		return linkCol
-	}
-	return valueExpr[p.dim]
-}
-
-// monthSQL is the wall-clock day number of the first day of the month
-// that holds the wall-clock minute local: a month's visitors are counted
-// per UTC day in the month, not per local day (a UTC day can touch two).
-func (p *plan) monthSQL(local string) string {
-	first := time.Unix(p.lo*60, 0).In(p.loc)
-	m := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC)
-	last := time.Unix(p.hi*60, 0).In(p.loc)
-	var b strings.Builder
-	b.WriteString("(CASE")
-	whens := 0
-	for {
-		next := m.AddDate(0, 1, 0)
-		if !next.Before(time.Date(last.Year(), last.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 0)) {
-			break
-		}
-		fmt.Fprintf(&b, " WHEN %s < %d THEN %d", local, next.Unix()/60, m.Unix()/86400)
-		whens++
-		m = next
-	}
-	if whens == 0 {
-		return fmt.Sprint(m.Unix() / 86400)
-	}
-	fmt.Fprintf(&b, " ELSE %d END)", m.Unix()/86400)
-	return b.String()
-}
-
-// absMinute is an event's time in unix minutes.
-const absMinute = "(e.day * 1440 + e.minute)"
 
 // maxRangeRows bounds the (link, day) pairs a raw query seeks one by one;
 // past it the query scans the days' rows and keeps the links' (a link set
@@ -304,22 +122,22 @@ const maxRangeRows = 20000
 // rawPart adds the raw events in the minute ranges segs (or, with
 // perLink, each link's own ranges) to a. Visitors are distinct per group
 // and UTC day, summed over days.
-func (s *Store) rawPart(ctx context.Context, conn *sql.Conn, p *plan, segs [][2]int64, perLink map[int64][][2]int64, a acc) error {
-	if perLink == nil && p.links != nil {
-		perLink = make(map[int64][][2]int64, len(p.links))
-		for _, l := range p.links {
+func (s *Store) rawPart(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan, segs [][2]int64, perLink map[int64][][2]int64, a sqlplan.Acc) error {
+	if perLink == nil && p.Links != nil {
+		perLink = make(map[int64][][2]int64, len(p.Links))
+		for _, l := range p.Links {
 			perLink[l] = segs
 		}
 	}
-	where := p.dimFilterSQL()
+	where := p.DimFilterSQL()
 	joins := ""
-	if p.needsClients() {
+	if p.NeedsClients() {
 		joins += " JOIN clients c ON c.id = e.client"
 	}
-	if p.needsSources() {
+	if p.NeedsSources() {
 		joins += " JOIN sources s ON s.id = e.source"
 	}
-	g := p.groupSQL(absMinute, "e.link")
+	g := p.GroupSQL(sqlplan.AbsMinute, "e.link")
 	cond := ""
 	if len(where) > 0 {
 		cond = " AND " + strings.Join(where, " AND ")
@@ -349,13 +167,13 @@ func (s *Store) rawPart(ctx context.Context, conn *sql.Conn, p *plan, segs [][2]
 `+inner("r CROSS JOIN events e ON e.day = r.day AND e.link = r.link AND e.minute >= r.lo AND e.minute < r.hi", "1"), string(b))
 		}
 	}
-	linkCond, linkArg := "e.link IN (SELECT id FROM links WHERE namespace = ?)", any(p.ns)
-	if p.links != nil {
-		b, _ := json.Marshal(p.links)
+	linkCond, linkArg := "e.link IN (SELECT id FROM links WHERE namespace = ?)", any(p.NS)
+	if p.Links != nil {
+		b, _ := json.Marshal(p.Links)
 		linkCond, linkArg = "e.link IN (SELECT value FROM json_each(?))", string(b)
 	}
 	for _, r := range segs {
-		if err := scanInto(ctx, conn, a, inner("events e", "e.day >= ? AND e.day <= ? AND "+absMinute+" >= ? AND "+absMinute+" < ? AND "+linkCond),
+		if err := scanInto(ctx, conn, a, inner("events e", "e.day >= ? AND e.day <= ? AND "+sqlplan.AbsMinute+" >= ? AND "+sqlplan.AbsMinute+" < ? AND "+linkCond),
 			r[0]/1440, (r[1]-1)/1440, r[0], r[1], linkArg); err != nil {
 			return err
 		}
@@ -363,32 +181,7 @@ func (s *Store) rawPart(ctx context.Context, conn *sql.Conn, p *plan, segs [][2]
 	return nil
 }
 
-func (p *plan) needsClients() bool {
-	switch p.dim {
-	case analytics.DimDevice, analytics.DimOS, analytics.DimBrowser, analytics.DimCountry:
-		return true
-	}
-	for _, f := range p.filters {
-		if f.dim <= analytics.DimCountry {
-			return true
-		}
-	}
-	return p.q.ExcludeBots
-}
-
-func (p *plan) needsSources() bool {
-	if p.dim >= analytics.DimReferrer {
-		return true
-	}
-	for _, f := range p.filters {
-		if f.dim >= analytics.DimReferrer {
-			return true
-		}
-	}
-	return false
-}
-
-func scanInto(ctx context.Context, conn *sql.Conn, a acc, q string, args ...any) error {
+func scanInto(ctx context.Context, conn *sql.Conn, a sqlplan.Acc, q string, args ...any) error {
 	rows, err := conn.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
@@ -399,61 +192,26 @@ func scanInto(ctx context.Context, conn *sql.Conn, a acc, q string, args ...any)
 		if err := rows.Scan(&k, &n, &v); err != nil {
 			return err
 		}
-		a.add(k, n, v)
+		a.Add(k, n, v)
 	}
 	return rows.Err()
 }
 
-// rolledRuns splits the days of [p.lo, p.hi) into runs of rolled-up whole
+// rolledRuns splits the days of the range into runs of rolled-up whole
 // days (rollups) and the minute ranges left to raw events.
-func (s *Store) rolledRuns(ctx context.Context, conn *sql.Conn, p *plan) (runs [][2]int64, raw [][2]int64, err error) {
-	d0, d1 := (p.lo+1439)/1440, p.hi/1440 // whole days inside the range
+func (s *Store) rolledRuns(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan) (runs [][2]int64, raw [][2]int64, err error) {
 	done := map[int64]bool{}
-	if d0 < d1 {
-		rows, err := conn.QueryContext(ctx, "SELECT day FROM rolled_days WHERE done AND day >= ? AND day < ?", d0, d1)
+	if d0, d1 := p.WholeDays(); d0 < d1 {
+		days, err := queryInts(ctx, conn, "SELECT day FROM rolled_days WHERE done AND day >= ? AND day < ?", d0, d1)
 		if err != nil {
 			return nil, nil, err
 		}
-		for rows.Next() {
-			var d int64
-			if err := rows.Scan(&d); err != nil {
-				rows.Close()
-				return nil, nil, err
-			}
+		for _, d := range days {
 			done[d] = true
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, nil, err
-		}
 	}
-	cur := p.lo
-	for d := d0; d < d1; d++ {
-		if !done[d] {
-			continue
-		}
-		if cur < d*1440 {
-			raw = appendRange(raw, cur, d*1440)
-		}
-		if n := len(runs); n > 0 && runs[n-1][1] == d {
-			runs[n-1][1] = d + 1
-		} else {
-			runs = append(runs, [2]int64{d, d + 1})
-		}
-		cur = (d + 1) * 1440
-	}
-	if cur < p.hi {
-		raw = appendRange(raw, cur, p.hi)
-	}
+	runs, raw = p.RolledRuns(done)
 	return runs, raw, nil
-}
-
-func appendRange(rs [][2]int64, lo, hi int64) [][2]int64 {
-	if n := len(rs); n > 0 && rs[n-1][1] == lo {
-		rs[n-1][1] = hi
-		return rs
-	}
-	return append(rs, [2]int64{lo, hi})
 }
 
 // rollupPart answers from the daily rollups for rolled-up days and from
@@ -461,63 +219,51 @@ func appendRange(rs [][2]int64, lo, hi int64) [][2]int64 {
 // ws_values for a namespace's breakdowns (and its time series: a visitor
 // has one device, so the device rows sum to the day's distinct visitors),
 // link_values for one link's breakdowns on its detailed days.
-func (s *Store) rollupPart(ctx context.Context, conn *sql.Conn, p *plan, a acc) error {
+func (s *Store) rollupPart(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan, a sqlplan.Acc) error {
 	runs, raw, err := s.rolledRuns(ctx, conn, p)
 	if err != nil {
 		return err
 	}
 	bot := ""
-	if p.q.ExcludeBots {
+	if p.Q.ExcludeBots {
 		bot = " AND bot = 0"
 	}
 	dayKey := "day"
-	if p.q.GroupBy == analytics.GroupByTimeseries {
-		dayKey = localMinuteSQL("day * 1440", p.pieces) + " / 1440"
+	if p.Q.GroupBy == analytics.GroupByTimeseries {
+		dayKey = p.LocalDaySQL("day")
+	}
+	if p.Q.GroupBy == analytics.GroupByLink {
+		if err := s.topLinks(ctx, conn, p, runs, a); err != nil {
+			return err
+		}
+		runs = nil
 	}
 	perLink := map[int64][][2]int64{}
 	for _, r := range runs {
 		switch {
-		case p.q.GroupBy == analytics.GroupByLink:
-			// One range scan per link, no sort: a GROUP BY over the rows of
-			// every link of a namespace costs twice as much (measured).
-			n, v := "clicks + bot_clicks", "visitors + bot_visitors"
-			if p.q.ExcludeBots {
-				n, v = "clicks", "visitors"
-			}
-			from, arg := "links l WHERE l.namespace = ?3", any(p.ns)
-			if p.links != nil {
-				b, _ := json.Marshal(p.links)
-				from, arg = "(SELECT value AS id FROM json_each(?3)) l", string(b)
-			}
-			sub := func(col string) string {
-				return "coalesce((SELECT sum(" + col + ") FROM link_days WHERE link = l.id AND day >= ?1 AND day < ?2), 0)"
-			}
-			if err := scanInto(ctx, conn, a, `SELECT id, n, v FROM (SELECT l.id AS id, `+sub(n)+` AS n, `+sub(v)+` AS v FROM `+from+`) WHERE n > 0`, r[0], r[1], arg); err != nil {
-				return err
-			}
-		case p.q.GroupBy == analytics.GroupByTimeseries && p.links != nil:
+		case p.Q.GroupBy == analytics.GroupByTimeseries && p.Links != nil:
 			n, v := "ld.clicks + ld.bot_clicks", "ld.visitors + ld.bot_visitors"
-			if p.q.ExcludeBots {
+			if p.Q.ExcludeBots {
 				n, v = "ld.clicks", "ld.visitors"
 			}
-			from, args := p.linkSource()
+			from, args := linkSource(p)
 			if err := scanInto(ctx, conn, a, `SELECT `+strings.ReplaceAll(dayKey, "day", "ld.day")+`, sum(`+n+`), sum(`+v+`) FROM `+from+
 				` CROSS JOIN link_days ld ON ld.link = l.id AND ld.day >= ? AND ld.day < ? GROUP BY 1`, append(args, r[0], r[1])...); err != nil {
 				return err
 			}
-		case p.links == nil:
-			dim, key := int(p.dim), "value"
-			if p.q.GroupBy == analytics.GroupByTimeseries {
+		case p.Links == nil:
+			dim, key := int(p.Dim), "value"
+			if p.Q.GroupBy == analytics.GroupByTimeseries {
 				dim, key = int(analytics.DimDevice), dayKey
 			}
 			if err := scanInto(ctx, conn, a, `SELECT `+key+`, sum(clicks), sum(visitors) FROM ws_values
-				WHERE namespace = ? AND dim = ? AND day >= ? AND day < ?`+bot+` GROUP BY 1`, p.ns, dim, r[0], r[1]); err != nil {
+				WHERE namespace = ? AND dim = ? AND day >= ? AND day < ?`+bot+` GROUP BY 1`, p.NS, dim, r[0], r[1]); err != nil {
 				return err
 			}
 		default: // one link's breakdown
-			l := p.links[0]
+			l := p.Links[0]
 			if err := scanInto(ctx, conn, a, `SELECT value, sum(clicks), sum(visitors) FROM link_values
-				WHERE link = ? AND dim = ? AND day >= ? AND day < ?`+bot+` GROUP BY 1`, l, int(p.dim), r[0], r[1]); err != nil {
+				WHERE link = ? AND dim = ? AND day >= ? AND day < ?`+bot+` GROUP BY 1`, l, int(p.Dim), r[0], r[1]); err != nil {
 				return err
 			}
 			rows, err := conn.QueryContext(ctx, "SELECT day FROM link_days WHERE link = ? AND day >= ? AND day < ? AND NOT detail", l, r[0], r[1])
@@ -530,7 +276,7 @@ func (s *Store) rollupPart(ctx context.Context, conn *sql.Conn, p *plan, a acc) 
 					rows.Close()
 					return err
 				}
-				perLink[l] = appendRange(perLink[l], d*1440, (d+1)*1440)
+				perLink[l] = sqlplan.AppendRange(perLink[l], d*1440, (d+1)*1440)
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
@@ -539,9 +285,9 @@ func (s *Store) rollupPart(ctx context.Context, conn *sql.Conn, p *plan, a acc) 
 		}
 	}
 	if len(perLink) > 0 {
-		l := p.links[0]
+		l := p.Links[0]
 		for _, r := range raw {
-			perLink[l] = appendRange(perLink[l], r[0], r[1])
+			perLink[l] = sqlplan.AppendRange(perLink[l], r[0], r[1])
 		}
 		return s.rawPart(ctx, conn, p, nil, perLink, a)
 	}
@@ -551,63 +297,101 @@ func (s *Store) rollupPart(ctx context.Context, conn *sql.Conn, p *plan, a acc) 
 	return nil
 }
 
+// topLinks adds each link's sums over the rolled-up day runs: link_mtotals
+// for the months the runs cover whole, link_days for the other days. One
+// range scan per link and part, no sort: a GROUP BY over the rows of every
+// link of a namespace costs twice as much (measured).
+func (s *Store) topLinks(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan, runs [][2]int64, a sqlplan.Acc) error {
+	var current map[int64]bool
+	if len(runs) > 0 {
+		ms, err := queryInts(ctx, conn, "SELECT month FROM rolled_mtotals WHERE month >= ? AND month <= ?",
+			sqlplan.MonthOfDay(runs[0][0]), sqlplan.MonthOfDay(runs[len(runs)-1][1]))
+		if err != nil {
+			return err
+		}
+		current = make(map[int64]bool, len(ms))
+		for _, m := range ms {
+			current[m] = true
+		}
+	}
+	months, days := sqlplan.MonthTotalRuns(runs, current)
+	n, v := "clicks + bot_clicks", "visitors + bot_visitors"
+	if p.Q.ExcludeBots {
+		n, v = "clicks", "visitors"
+	}
+	from, args := "links l WHERE l.namespace = ?", []any{p.NS}
+	if p.Links != nil {
+		b, _ := json.Marshal(p.Links)
+		from, args = "(SELECT value AS id FROM json_each(?)) l", []any{string(b)}
+	}
+	var nparts, vparts []string
+	var partArgs []any
+	for _, r := range days {
+		nparts = append(nparts, "coalesce((SELECT sum("+n+") FROM link_days WHERE link = l.id AND day >= ? AND day < ?), 0)")
+		vparts = append(vparts, "coalesce((SELECT sum("+v+") FROM link_days WHERE link = l.id AND day >= ? AND day < ?), 0)")
+		partArgs = append(partArgs, r[0], r[1])
+	}
+	if len(months) > 0 {
+		nparts = append(nparts, "coalesce((SELECT sum("+n+") FROM link_mtotals WHERE link = l.id AND month >= ? AND month <= ?), 0)")
+		vparts = append(vparts, "coalesce((SELECT sum("+v+") FROM link_mtotals WHERE link = l.id AND month >= ? AND month <= ?), 0)")
+		// MonthTotalRuns' months may skip one (not current): list them.
+		partArgs = append(partArgs, months[0], months[len(months)-1])
+		if int64(len(months)) != months[len(months)-1]-months[0]+1 {
+			b, _ := json.Marshal(months)
+			nparts[len(nparts)-1] = "coalesce((SELECT sum(" + n + ") FROM json_each(?) m CROSS JOIN link_mtotals lm ON lm.link = l.id AND lm.month = m.value), 0)"
+			vparts[len(vparts)-1] = "coalesce((SELECT sum(" + v + ") FROM json_each(?) m CROSS JOIN link_mtotals lm ON lm.link = l.id AND lm.month = m.value), 0)"
+			partArgs = append(partArgs[:len(partArgs)-2], string(b))
+		}
+	}
+	if len(nparts) == 0 {
+		return nil
+	}
+	// The link set's parameter comes last in the text: args in order.
+	q := `SELECT id, n, v FROM (SELECT l.id AS id, ` + strings.Join(nparts, " + ") + ` AS n, ` + strings.Join(vparts, " + ") + ` AS v FROM ` + from + `) WHERE n > 0`
+	all := append(append(append([]any{}, partArgs...), partArgs...), args...)
+	return scanInto(ctx, conn, a, q, all...)
+}
+
 // linkSource is the FROM of the query's links as l (id).
-func (p *plan) linkSource() (string, []any) {
-	if p.links == nil {
+func linkSource(p *sqlplan.Plan) (string, []any) {
+	if p.Links == nil {
 		return "links l", nil // with the namespace condition in the ON clause below
 	}
-	b, _ := json.Marshal(p.links)
+	b, _ := json.Marshal(p.Links)
 	return "(SELECT value AS id FROM json_each(?)) l", []any{string(b)}
 }
 
-// monthsPart answers from link_months for rolled-up months in the range
-// and from raw events for the rest.
-func (s *Store) monthsPart(ctx context.Context, conn *sql.Conn, p *plan, a acc) error {
-	m0, m1 := monthOfDay(p.lo/1440), monthOfDay((p.hi-1)/1440)+1
-	done, err := queryInts(ctx, conn, "SELECT month FROM rolled_months WHERE done AND month >= ? AND month < ?", m0, m1)
+// monthsPart answers from link_months for rolled-up months the range
+// covers whole and from raw events for the rest.
+func (s *Store) monthsPart(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan, a sqlplan.Acc) error {
+	m0, m1 := sqlplan.MonthOfDay(p.Lo/1440), sqlplan.MonthOfDay((p.Hi-1)/1440)+1
+	done, err := queryInts(ctx, conn, "SELECT month FROM rolled_months WHERE done AND month >= ? AND month < ? ORDER BY month", m0, m1)
 	if err != nil {
 		return err
 	}
-	var raw [][2]int64
-	cur := p.lo
-	for _, m := range done {
-		lo, hi := monthStartDay(m)*1440, monthStartDay(m+1)*1440
-		if cur < lo {
-			raw = appendRange(raw, cur, lo)
-		}
-		cur = max(cur, min(hi, p.hi))
-		if hi > p.hi {
-			continue // a month not over in the range: raw events
-		}
+	months, raw := p.MonthRuns(done)
+	for _, m := range months {
 		key := ""
-		switch p.q.GroupBy {
+		switch p.Q.GroupBy {
 		case analytics.GroupByTimeseries:
-			key = localMinuteSQL(fmt.Sprint(monthStartDay(m)*1440), p.pieces) + " / 1440"
+			key = p.LocalDaySQL(fmt.Sprint(sqlplan.MonthStartDay(m)))
 		case analytics.GroupByLink:
 			key = "lm.link"
 		default:
-			key = valueExpr[p.dim]
+			key = sqlplan.ValueExpr[p.Dim]
 		}
-		where := p.dimFilterSQL()
-		cond := ""
-		if len(where) > 0 {
-			cond = " AND " + strings.Join(where, " AND ")
-		}
-		from, args := p.linkSource()
+		from, args := linkSource(p)
 		args = append(args, m)
 		nsCond := ""
-		if p.links == nil {
+		if p.Links == nil {
 			nsCond = " AND l.namespace = ?"
-			args = append(args, p.ns)
+			args = append(args, p.NS)
 		}
 		if err := scanInto(ctx, conn, a, `SELECT `+key+`, sum(lm.clicks), sum(lm.visitors) FROM `+from+
 			` CROSS JOIN link_months lm ON lm.link = l.id AND lm.month = ?`+nsCond+`
-			JOIN clients c ON c.id = lm.client JOIN sources s ON s.id = lm.source WHERE 1`+cond+` GROUP BY 1`, args...); err != nil {
+			JOIN clients c ON c.id = lm.client JOIN sources s ON s.id = lm.source WHERE 1`+p.FilterCond()+` GROUP BY 1`, args...); err != nil {
 			return err
 		}
-	}
-	if cur < p.hi {
-		raw = appendRange(raw, cur, p.hi)
 	}
 	if len(raw) > 0 {
 		return s.rawPart(ctx, conn, p, raw, nil, a)
@@ -634,18 +418,13 @@ func queryInts(ctx context.Context, conn *sql.Conn, q string, args ...any) ([]in
 
 // rows turns the sums into the answer's rows: a time series with every
 // bucket (zeros included), or groups named and ranked by clicks.
-func (s *Store) rows(ctx context.Context, conn *sql.Conn, p *plan, a acc) ([]analytics.Row, error) {
-	if p.q.GroupBy == analytics.GroupByTimeseries {
-		return p.series(a), nil
+func (s *Store) rows(ctx context.Context, conn *sql.Conn, p *sqlplan.Plan, a sqlplan.Acc) ([]analytics.Row, error) {
+	if p.Q.GroupBy == analytics.GroupByTimeseries {
+		return p.Series(a), nil
 	}
-	out := make([]analytics.Row, 0, len(a))
-	ids := make([]int64, 0, len(a))
-	for k, c := range a {
-		out = append(out, analytics.Row{Clicks: c.clicks, Visitors: c.visitors})
-		ids = append(ids, k)
-	}
+	out, ids := sqlplan.Groups(a)
 	switch {
-	case p.q.GroupBy == analytics.GroupByLink:
+	case p.Q.GroupBy == analytics.GroupByLink:
 		refs, err := linkRefs(ctx, conn, ids)
 		if err != nil {
 			return nil, err
@@ -654,7 +433,7 @@ func (s *Store) rows(ctx context.Context, conn *sql.Conn, p *plan, a acc) ([]ana
 			r := refs[id]
 			out[i].Key, out[i].Link = r.UID, &r
 		}
-	case p.dim == analytics.DimDevice:
+	case p.Dim == analytics.DimDevice:
 		for i, id := range ids {
 			out[i].Key = analytics.Device(id).String()
 		}
@@ -667,62 +446,7 @@ func (s *Store) rows(ctx context.Context, conn *sql.Conn, p *plan, a acc) ([]ana
 			out[i].Key = names[id]
 		}
 	}
-	slices.SortFunc(out, func(x, y analytics.Row) int {
-		if c := cmp.Compare(y.Clicks, x.Clicks); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Key, y.Key)
-	})
-	if p.q.Limit > 0 && len(out) > p.q.Limit {
-		out = out[:p.q.Limit]
-	}
-	return out, nil
-}
-
-// series is every bucket of the range with its sums. The group keys are
-// wall-clock hour or day numbers in the query's zone.
-func (p *plan) series(a acc) []analytics.Row {
-	g := p.q.Granularity
-	wall := func(t time.Time) string { // a bucket's wall-clock name
-		switch g {
-		case analytics.Hour:
-			return t.Format("2006-01-02T15")
-		case analytics.Day:
-			return t.Format(time.DateOnly)
-		}
-		return t.Format("2006-01")
-	}
-	sums := map[string]*counts{}
-	for k, c := range a {
-		var t time.Time
-		if g == analytics.Hour {
-			t = time.Unix(k*3600, 0).UTC()
-		} else {
-			t = time.Unix(k*86400, 0).UTC()
-		}
-		w := wall(t)
-		if sums[w] == nil {
-			sums[w] = &counts{}
-		}
-		sums[w].clicks += c.clicks
-		sums[w].visitors += c.visitors
-	}
-	var out []analytics.Row
-	seen := map[string]bool{}
-	end := time.Unix(p.hi*60, 0)
-	for t := g.Truncate(time.Unix(p.lo*60, 0).In(p.loc)); t.Before(end); t = g.Next(t) {
-		w := wall(t)
-		if seen[w] { // the repeated hour when clocks go back
-			continue
-		}
-		seen[w] = true
-		r := analytics.Row{Key: t.Format(time.RFC3339), Time: t}
-		if c := sums[w]; c != nil {
-			r.Clicks, r.Visitors = c.clicks, c.visitors
-		}
-		out = append(out, r)
-	}
-	return out
+	return p.Rank(out), nil
 }
 
 func linkRefs(ctx context.Context, conn *sql.Conn, ids []int64) (map[int64]analytics.LinkRef, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/sqlplan"
 )
 
 // maxCached bounds each dictionary cache; past it the cache starts over
@@ -127,7 +128,10 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_days WHERE day = ?", d); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_months WHERE month = ?", monthOfDay(d)); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_months WHERE month = ?", sqlplan.MonthOfDay(d)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM rolled_mtotals WHERE month = ?", sqlplan.MonthOfDay(d)); err != nil {
 			return err
 		}
 	}
@@ -214,15 +218,4 @@ func (w *writeTx) combo(ctx context.Context, cache map[[4]int64]int64, st *sql.S
 	}
 	cache[k] = id
 	return id, nil
-}
-
-// monthOfDay is the month (months since 1970-01) of a unix day.
-func monthOfDay(d int64) int64 {
-	t := time.Unix(d*86400, 0).UTC()
-	return int64(t.Year()-1970)*12 + int64(t.Month()) - 1
-}
-
-// monthStartDay is the unix day a month starts on.
-func monthStartDay(m int64) int64 {
-	return time.Date(1970+int(m/12), time.Month(m%12+1), 1, 0, 0, 0, 0, time.UTC).Unix() / 86400
 }

@@ -122,8 +122,12 @@ func (r *run) send(ctx context.Context, lo, hi int) error {
 		if err := r.pacer.wait(ctx, n); err != nil {
 			return err
 		}
+		sent := time.Now()
 		rep, err := r.client.post(ctx, items)
 		status := rep.status
+		if err == nil && status == http.StatusOK {
+			r.progress.answered(time.Since(sent))
+		}
 		retry := err != nil || status == http.StatusTooManyRequests || status >= 500
 		if err != nil || status >= 500 {
 			failures++

@@ -27,8 +27,11 @@
 //     already present.
 //   - Progress: on a terminal, one line redrawn in place with a bar and an
 //     ETA; otherwise a plain line every ProgressInterval. The ETA is the
-//     larger of the observed pace and the rate limit's pace for what the
-//     bucket does not already hold, so at the limit it is the limit's.
+//     larger of the observed pace and the rate limit's pace: the links not
+//     yet sent (those in flight are paid for) less what the bucket holds,
+//     at limit/60 a second, plus the last request's answer time. So at the
+//     limit it is the limit's (make bench-import prints every ETA against
+//     the time the import really took).
 //   - The token is read from a file (never a flag: flags show in ps and
 //     shell history) and never printed.
 package bulk

@@ -76,7 +76,7 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("bulk: Retries must not be negative, got %d", o.Retries))
 	}
 	if o.ProgressInterval <= 0 {
-		errs = append(errs, fmt.Errorf("bulk: ProgressInterval must be positive, got %s", o.ProgressInterval))
+		errs = append(errs, fmt.Errorf("bulk.Options.ProgressInterval must be positive, not %s", o.ProgressInterval))
 	}
 	return errors.Join(errs...)
 }

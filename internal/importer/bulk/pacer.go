@@ -171,15 +171,15 @@ func (p *pacer) done(n int, status int, h http.Header, failures int) {
 	p.changed = make(chan struct{})
 }
 
-// pace is the limit (items a minute, 0 for none) and the bucket now, for
-// the ETA.
-func (p *pacer) pace() (limit int, available float64) {
+// pace is the limit (items a minute, 0 for none), the bucket now and the
+// items in flight (already paid for), for the ETA.
+func (p *pacer) pace() (limit int, available float64, inflight int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.known || p.limit == 0 {
-		return 0, 0
+		return 0, 0, p.reserved
 	}
-	return p.limit, max(0, p.available(p.now()))
+	return p.limit, max(0, p.available(p.now())), p.reserved
 }
 
 // retryAfter reads Retry-After: seconds or an HTTP date.

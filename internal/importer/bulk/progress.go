@@ -16,16 +16,17 @@ type progress struct {
 	interval time.Duration
 	total    int
 	start    time.Time
-	pace     func() (limit int, available float64)
+	pace     func() (limit int, available float64, inflight int)
 
 	mu                       sync.Mutex
 	created, present, failed int
-	note                     string // why it waits, when it does
+	note                     string        // why it waits, when it does
+	latency                  time.Duration // of the last answered request
 	stop                     chan struct{}
 	stopped                  sync.WaitGroup
 }
 
-func newProgress(w io.Writer, terminal bool, interval time.Duration, total int, pace func() (int, float64)) *progress {
+func newProgress(w io.Writer, terminal bool, interval time.Duration, total int, pace func() (int, float64, int)) *progress {
 	p := &progress{w: w, terminal: terminal, interval: interval, total: total, start: time.Now(), pace: pace, stop: make(chan struct{})}
 	every := interval
 	if terminal {
@@ -117,19 +118,29 @@ func (p *progress) draw() {
 	fmt.Fprintf(p.w, "\r\x1b[K[%s] %s%s%s", bar, counts, eta, note)
 }
 
+// answered notes how long a request took to be answered, for the ETA.
+func (p *progress) answered(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.latency = d
+}
+
 // eta is the time the rest will take: the larger of the pace so far and
-// the rate limit's pace for what its bucket does not already hold. ok is
-// false before anything tells (no answer, no limit).
+// the rate limit's pace. At the limit, what is in flight is already paid
+// for: the items not yet sent wait for what the bucket does not hold, then
+// the last of them takes a request's time to be answered. ok is false
+// before anything tells (no answer, no limit).
 func (p *progress) eta(done int) (time.Duration, bool) {
 	rest := p.total - done
 	var observed time.Duration
 	if done > 0 {
 		observed = time.Duration(float64(time.Since(p.start)) / float64(done) * float64(rest))
 	}
-	limit, available := p.pace()
+	limit, available, inflight := p.pace()
 	if limit == 0 {
 		return observed, done > 0
 	}
-	atLimit := time.Duration(max(0, float64(rest)-available) / (float64(limit) / 60) * float64(time.Second))
+	unsent := float64(max(0, rest-inflight))
+	atLimit := time.Duration(max(0, unsent-available)/(float64(limit)/60)*float64(time.Second)) + p.latency
 	return max(observed, atLimit), true
 }

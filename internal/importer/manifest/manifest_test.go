@@ -17,6 +17,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/importer"
 	"github.com/kurz-dev/kurz/internal/optionstest"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 func TestName(t *testing.T) {
@@ -75,6 +76,7 @@ func readSources(t *testing.T) []importer.Link {
 // format as a GitOps directory, applies it with kubectl, and finds every
 // link as written; a re-run rewrites nothing and applies as unchanged.
 func TestManifestsApplyToKubeAPIServer(t *testing.T) {
+	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)

@@ -16,13 +16,15 @@ import (
 
 // The manifests are applied with kubectl to a real kube-apiserver with
 // kurz's CRDs: the CRD's schema and CEL rules are what must accept them.
+// The suite is lazy: only tests that call testenv.Need start it, so the
+// writer's own tests run in a second without a control plane.
 var (
 	k8s   client.Client
 	admin *envtest.AuthenticatedUser
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{Admin: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{Admin: true, Lazy: true}, func(e *testenv.Env) error {
 		k8s, admin = e.Client, e.Admin
 		return nil
 	})

@@ -1,4 +1,4 @@
-package sqlite
+package storetest
 
 import (
 	"cmp"
@@ -9,10 +9,10 @@ import (
 	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
-// brute answers q from the events in Go, by the definitions in the package
-// doc: clicks summed; visitors the distinct (UTC day, visitor) pairs of a
+// Brute answers q from the events in Go, by the definitions in the
+// analytics package doc: clicks summed; visitors the distinct (UTC day, visitor) pairs of a
 // group, 0 not counted; a time series has every bucket of [start, end).
-func brute(events []analytics.Event, q analytics.Query, start, end time.Time, loc *time.Location) []analytics.Row {
+func Brute(events []analytics.Event, q analytics.Query, start, end time.Time, loc *time.Location) []analytics.Row {
 	links := map[string]bool{}
 	for _, u := range q.Links {
 		links[u] = true

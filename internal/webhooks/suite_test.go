@@ -63,7 +63,7 @@ func TestMain(m *testing.M) {
 		out = io.MultiWriter(&logs, os.Stderr)
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(out), zap.UseDevMode(true), zap.Level(zapcore.Level(-7))))
-	testenv.Main(m, testenv.Options{Lazy: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{}, func(e *testenv.Env) error {
 		cfg, k8sClient = e.Config, e.Client
 		return nil
 	})

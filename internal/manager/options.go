@@ -63,7 +63,7 @@ type Options struct {
 	Redirect    redirect.Options
 	// Analytics is click analytics (--analytics, --analytics-*).
 	Analytics wiring.Options
-	Webhooks    webhooks.Options
+	Webhooks  webhooks.Options
 }
 
 // DefaultOptions returns the options of a production manager.

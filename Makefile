@@ -13,6 +13,8 @@ GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # Spectral (the OpenAPI linter) from npm, locked by hack/spectral/package-lock.json.
 SPECTRAL_DIR := hack/spectral
 SPECTRAL := $(SPECTRAL_DIR)/node_modules/.bin/spectral
+AXE_DIR := hack/axe
+AXE := $(AXE_DIR)/node_modules/axe-core/axe.min.js
 
 # The control plane (kube-apiserver, etcd, kubectl) for tests and `kurz dev`.
 # Set KUBEBUILDER_ASSETS to a directory holding them to skip the build.
@@ -134,6 +136,11 @@ lint-openapi: $(SPECTRAL) ## Lint internal/restapi/openapi.json with Spectral's 
 test: manifests generate fmt vet control-plane ## Regenerate, format and vet, then run every test against a real kube-apiserver and etcd.
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
 
+.PHONY: console-screenshots
+console-screenshots: control-plane axe ## Regenerate docs/console/*.png: the console's browser tests in Chromium, saving their screenshots.
+	mkdir -p docs/console
+	KURZ_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console KURZ_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -run '^TestConsole' ./internal/restapi/
+
 .PHONY: test-short
 test-short: ## The edit-test loop: only the tests that need no control plane (go test -short), in seconds; make test runs them all.
 	$(GO) test -short ./...
@@ -153,6 +160,11 @@ bench-analytics: ## Load CLICKS (10000000) clicks over 90 days in 10000 links in
 .PHONY: bench-import
 bench-import: control-plane build ## Start kurz dev; time bulk creates of 100 links, kurz import --api of N (10000) links with the rate limit off, then LIMITED_N (1500) at the default limit with its ETAs. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-import -kurz $(BIN)/kurz -n $(or $(N),10000) -limited-n $(or $(LIMITED_N),1500) $(ARGS)
+
+.PHONY: bench-webhooks
+bench-webhooks: control-plane ## Webhook figures: signing, payload and controller cost; link.clicked deliveries of 100000 clicks over 10000 links to a local HTTPS receiver; the memory bound with a hanging receiver.
+	$(GO) test -run '^$$' -bench 'Sign|Payload|ControllerCost|Clicked' -benchtime 1s -benchmem ./internal/webhooks/
+	$(GO) test -run '^$$' -bench 'WebhookClickDeliveries|WebhookMemoryBound' -benchtime $(BENCH_TIME) -timeout 30m ./internal/webhooks/
 
 .PHONY: bench-scale
 bench-scale: control-plane build ## Load N links (100000) into kurz dev's control plane, start kurz manager, print serve/settle times, RSS, API and redirect figures. ARGS="..." passes flags.
@@ -190,6 +202,15 @@ $(GOLANGCI_LINT):
 
 # npm ci installs exactly the lock file (no install scripts: Spectral needs
 # none); the touch dates the install after the lock, so a new lock reinstalls.
+# axe-core for the console's accessibility check (internal/restapi's
+# browser tests inject it; without it they skip that check, or fail with
+# KURZ_REQUIRE_CHROMIUM=1). Installed by .ci/run through `make axe`.
+.PHONY: axe
+axe: $(AXE) ## Install axe-core (pinned by hack/axe/package-lock.json) for the console's accessibility check.
+$(AXE): $(AXE_DIR)/package-lock.json
+	cd $(AXE_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
 $(SPECTRAL): $(SPECTRAL_DIR)/package-lock.json
 	cd $(SPECTRAL_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	touch $@

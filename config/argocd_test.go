@@ -37,7 +37,7 @@ func TestArgoCDSnippetEmbedsTheHealthScripts(t *testing.T) {
 	g := NewWithT(t)
 	cm := readArgoCDConfigMap(t)
 	g.Expect(cm.Name).To(Equal("argocd-cm"))
-	for _, kind := range []string{"Link", "Domain"} {
+	for _, kind := range []string{"Link", "Domain", "Webhook"} {
 		script, err := os.ReadFile(filepath.Join(argocdDir, kurzv1alpha1.GroupVersion.Group, kind, "health.lua"))
 		g.Expect(err).NotTo(HaveOccurred())
 		key := "resource.customizations.health." + kurzv1alpha1.GroupVersion.Group + "_" + kind

@@ -32,7 +32,7 @@ func TestDeployManifestsAreAccepted(t *testing.T) {
 	for _, o := range objs {
 		kinds[o.GetKind()]++
 	}
-	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 2))
+	g.Expect(kinds).To(HaveKeyWithValue("CustomResourceDefinition", 3))
 	g.Expect(kinds).To(HaveKeyWithValue("Deployment", 1))
 	g.Expect(kinds).To(HaveKeyWithValue("PodDisruptionBudget", 1))
 	g.Expect(kinds).To(HaveKey("ClusterRole"))

@@ -43,6 +43,17 @@ var managerNeeds = []access{
 	{"kurz.dev", "domains", "", "update", "team-a"},
 	{"kurz.dev", "domains", "", "delete", "team-a"},
 	{"kurz.dev", "domains", "status", "patch", "team-a"},
+	{"kurz.dev", "webhooks", "", "get", "team-a"},
+	{"kurz.dev", "webhooks", "", "list", ""},
+	{"kurz.dev", "webhooks", "", "watch", ""},
+	{"kurz.dev", "webhooks", "", "create", "team-a"},
+	{"kurz.dev", "webhooks", "", "update", "team-a"},
+	{"kurz.dev", "webhooks", "", "delete", "team-a"},
+	{"kurz.dev", "webhooks", "status", "patch", "team-a"},
+	// Webhook signing Secrets: listed and watched cluster-wide (RBAC cannot
+	// grant by label); the cache asks for the labelled ones only.
+	{"", "secrets", "", "list", ""},
+	{"", "secrets", "", "watch", ""},
 	{"events.k8s.io", "events", "", "create", "team-a"},
 	{"events.k8s.io", "events", "", "patch", "team-a"},
 	{"", "namespaces", "", "get", ""},
@@ -61,6 +72,9 @@ var managerNeeds = []access{
 	{"networking.k8s.io", "ingresses", "", "watch", "kurz-system"},
 	{"", "secrets", "", "list", "kurz-system"},
 	{"", "secrets", "", "watch", "kurz-system"},
+	// The analytics salt Secret is created in kurz's namespace; RBAC
+	// cannot limit create to a name (the object has none yet).
+	{"", "secrets", "", "create", "kurz-system"},
 	{"cert-manager.io", "certificates", "", "list", "kurz-system"},
 	{"cert-manager.io", "certificates", "", "watch", "kurz-system"},
 	// The Gateway API's objects, in kurz's own namespace only.
@@ -87,9 +101,13 @@ var managerMustNot = []access{
 	{"kurz.dev", "links", "", "patch", "team-a"},
 	{"kurz.dev", "domains", "", "patch", "team-a"},
 	{"kurz.dev", "links", "", "deletecollection", "team-a"},
+	{"kurz.dev", "webhooks", "status", "update", "team-a"},
+	{"kurz.dev", "webhooks", "", "patch", "team-a"},
 	{"", "secrets", "", "get", "team-a"},
-	{"", "secrets", "", "list", ""},
-	{"", "secrets", "", "create", "kurz-system"},
+	{"", "secrets", "", "create", "team-a"},
+	{"", "secrets", "", "update", "team-a"},
+	// Only kurz-analytics-salt may be updated (by name); an unnamed
+	// update is refused.
 	{"", "secrets", "", "update", "kurz-system"},
 	{"networking.k8s.io", "ingresses", "", "list", ""},
 	{"networking.k8s.io", "ingresses", "", "create", "team-a"},

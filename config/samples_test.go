@@ -51,7 +51,7 @@ func decodeAll(t *testing.T, r io.Reader) []*unstructured.Unstructured {
 func TestCRDsAreEstablishedWithCategoryAndShortNames(t *testing.T) {
 	testenv.Need(t)
 	g := NewWithT(t)
-	for name, short := range map[string]string{"links.kurz.dev": "lnk", "domains.kurz.dev": "dom"} {
+	for name, short := range map[string]string{"links.kurz.dev": "lnk", "domains.kurz.dev": "dom", "webhooks.kurz.dev": "wh"} {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		g.Expect(k8s.Get(context.Background(), client.ObjectKey{Name: name}, crd)).To(Succeed())
 		g.Expect(crd.Spec.Names.Categories).To(ConsistOf("kurz"), name)
@@ -81,6 +81,7 @@ func TestEverySampleApplies(t *testing.T) {
 	}
 	g.Expect(kinds["Domain"]).To(BeNumerically(">=", 2), "two sample domains")
 	g.Expect(kinds["Link"]).To(BeNumerically(">=", 4), "several sample links")
+	g.Expect(kinds["Webhook"]).To(BeNumerically(">=", 1), "a sample webhook")
 
 	// The samples exercise the optional fields, so a schema change that drops
 	// one shows up here rather than in a user's cluster.
@@ -109,6 +110,8 @@ func TestKubectlGetKurzShowsPrinterColumns(t *testing.T) {
 	g.Expect(lines).To(ContainElement(MatchRegexp(`^NAME\s+DOMAIN\s+STATUS\s+READY\s+REASON\s+TLS\s+TXT RECORD\s+AGE$`)), got)
 	g.Expect(lines).To(ContainElement(MatchRegexp(`^link.kurz.dev/docs\s+go.example.com\s+docs\s+https://docs.example.com/getting-started\s`)), got)
 	g.Expect(lines).To(ContainElement(MatchRegexp(`^domain.kurz.dev/acme-link\s+acme.link\s`)), got)
+	g.Expect(lines).To(ContainElement(MatchRegexp(`^NAME\s+READY\s+REASON\s+HOST\s+EVENTS\s+AGE$`)), got)
+	g.Expect(lines).To(ContainElement(MatchRegexp(`^webhook.kurz.dev/crm\s+.*\["link.created","link.updated","link.deleted","link.clicked","domain.verified"\]`)), got)
 }
 
 // kubectl runs the kubectl of the control plane and returns its stdout.

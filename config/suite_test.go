@@ -21,7 +21,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{Admin: true, Lazy: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{Admin: true}, func(e *testenv.Env) error {
 		cfg, k8s, admin = e.Config, e.Client, e.Admin
 		return nil
 	})

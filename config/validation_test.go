@@ -18,7 +18,7 @@ import (
 // must say: the field path, and a fragment of the reason.
 type badObject struct {
 	name    string
-	kind    string // Link or Domain
+	kind    string // Link, Domain or Webhook
 	spec    string // YAML of spec
 	field   string
 	message string
@@ -63,6 +63,26 @@ var badObjects = []badObject{
 	{"data expiredRedirectURL", "Link", `{domain: go.example.com, key: a, url: "https://example.com/", expiredRedirectURL: "data:,gone"}`, "spec.expiredRedirectURL", "absolute http or https URL"},
 	{"javascript notFoundURL", "Domain", `{domain: example.com, notFoundURL: "javascript:void(0)"}`, "spec.notFoundURL", "absolute http or https URL"},
 	{"expiredURL without host", "Domain", `{domain: example.com, expiredURL: "https://"}`, "spec.expiredURL", "absolute http or https URL"},
+	{"webhook over http", "Webhook", webhookSpec(`url: "http://hooks.example.com/x"`), "spec.url", "must be https"},
+	{"webhook over http to a look-alike", "Webhook", webhookSpec(`url: "http://hooks.svc.example.com/x"`), "spec.url", "must be https"},
+	{"webhook javascript URL", "Webhook", webhookSpec(`url: "javascript:alert(1)"`), "spec.url", "absolute https URL"},
+	{"webhook URL with user-info", "Webhook", webhookSpec(`url: "https://u:p@hooks.example.com/"`), "spec.url", "user-info"},
+	{"webhook URL with a fragment", "Webhook", webhookSpec(`url: "https://hooks.example.com/#x"`), "spec.url", "fragment"},
+	{"webhook URL too long", "Webhook", webhookSpec(`url: "https://hooks.example.com/` + strings.Repeat("a", v1alpha1.URLMaxLength) + `"`), "spec.url", "Too long"},
+	{"webhook without events", "Webhook", webhookSpec(`events: []`), "spec.events", "at least 1 items"},
+	{"webhook unknown event", "Webhook", webhookSpec(`events: [link.visited]`), "spec.events[0]", "Unsupported value"},
+	{"webhook secret name", "Webhook", webhookSpec(`secretRef: {name: "Signing_Key"}`), "spec.secretRef.name", "should match"},
+	{"webhook secret key", "Webhook", webhookSpec(`secretRef: {name: signing, key: "a/b"}`), "spec.secretRef.key", "should match"},
+	{"webhook timeout", "Webhook", webhookSpec(`timeoutSeconds: 31`), "spec.timeoutSeconds", "less than or equal to 30"},
+	{"webhook attempts", "Webhook", webhookSpec(`maxAttempts: 0`), "spec.maxAttempts", "greater than or equal to 1"},
+	{"webhook payload version", "Webhook", webhookSpec(`payloadVersion: v2`), "spec.payloadVersion", "Unsupported value"},
+	{"webhook empty tag", "Webhook", webhookSpec(`linkSelector: {tags: [""]}`), "spec.linkSelector.tags[0]", "at least 1 chars long"},
+}
+
+// webhookSpec is a valid Webhook spec with fields replaced (YAML "key:
+// value" pairs, later keys win).
+func webhookSpec(fields string) string {
+	return `{url: "https://hooks.example.com/x", events: [link.created], secretRef: {name: signing}, ` + fields + `}`
 }
 
 func TestKubeAPIServerRejectsBadObjects(t *testing.T) {
@@ -87,6 +107,9 @@ func TestValidLinkIsAccepted(t *testing.T) {
 	ns := newNamespace(t)
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Link", "good", ns, validLinkSpec))).To(Succeed())
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Domain", "good", ns, `{domain: xn--bcher-kva.example}`))).To(Succeed())
+	// http only to a Service name, on any port and path; https anywhere.
+	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Webhook", "service", ns, webhookSpec(`url: "http://receiver.team-a.svc.cluster.local:8080/hook?x=1"`)))).To(Succeed())
+	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Webhook", "https", ns, webhookSpec(`url: "https://203.0.113.9:8443/hook"`)))).To(Succeed())
 	// The highest cost allowed: the bcrypt rows above fail on the cost alone.
 	NewWithT(t).Expect(k8s.Create(context.Background(), manifest(t, "Link", "cost12", ns,
 		`{domain: go.example.com, key: c12, url: "https://example.com/", passwordHash: "$2y$12$`+strings.Repeat("a", 53)+`"}`))).To(Succeed())
@@ -124,6 +147,38 @@ func specErrors(kind, specYAML string) (map[string]string, error) {
 		if u != nil {
 			check(path, validation.URL(string(*u)))
 		}
+	}
+	if kind == "Webhook" {
+		var s v1alpha1.WebhookSpec
+		if err := yaml.Unmarshal([]byte(specYAML), &s); err != nil {
+			return nil, err
+		}
+		check("spec.url", validation.WebhookURL(s.URL))
+		if len(s.Events) == 0 {
+			check("spec.events", "is required")
+		}
+		for _, e := range s.Events {
+			check("spec.events", validation.WebhookEvent(string(e)))
+		}
+		check("spec.secretRef.name", validation.SecretName(s.SecretRef.Name))
+		if s.SecretRef.Key != "" {
+			check("spec.secretRef.key", validation.SecretKey(s.SecretRef.Key))
+		}
+		if s.TimeoutSeconds > 30 || s.TimeoutSeconds < 0 {
+			check("spec.timeoutSeconds", "out of range")
+		}
+		if s.MaxAttempts > 20 || (s.MaxAttempts < 1 && strings.Contains(specYAML, "maxAttempts")) {
+			check("spec.maxAttempts", "out of range")
+		}
+		if s.PayloadVersion != "" && s.PayloadVersion != "v1" {
+			check("spec.payloadVersion", "must be v1")
+		}
+		if s.LinkSelector != nil {
+			for _, tag := range s.LinkSelector.Tags {
+				check("spec.linkSelector.tags", validation.Tag(tag))
+			}
+		}
+		return errs, nil
 	}
 	if kind == "Domain" {
 		var s v1alpha1.DomainSpec

@@ -30,6 +30,9 @@ type DomainReconciler struct {
 	Schedule Schedule
 	// Now is the clock; tests may stop it.
 	Now func() time.Time
+	// events emits the domain.verified and domain.unverified events
+	// webhooks deliver.
+	events changes
 }
 
 // SetupWithManager registers the controller. Status writes (its own
@@ -51,7 +54,7 @@ func (r *DomainReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error
 // Reconcile computes a Domain's status, checking DNS when a check is due,
 // and patches the status when it changed.
 func (r *DomainReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcileStatus(ctx, r.Client, r.Recorder, req, statusPass[*kurzv1alpha1.Domain]{kind: "domain", compute: r.computeStatus})
+	return reconcileStatus(ctx, r.Client, r.Recorder, req, statusPass[*kurzv1alpha1.Domain]{kind: "domain", compute: r.computeStatus, patched: r.events.domainPatched})
 }
 
 // computeStatus reads what d's status depends on (the Domains claiming its

@@ -35,6 +35,8 @@ type LinkReconciler struct {
 
 	// owners tells Domain events that move a hostname from the others.
 	owners hostOwners
+	// events emits the link.* change events webhooks deliver.
+	events changes
 }
 
 // SetupWithManager registers the controller. Every watch ignores updates
@@ -60,7 +62,7 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 
 // Reconcile computes a Link's status and patches it when it changed.
 func (r *LinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcileStatus(ctx, r.Client, r.Recorder, req, statusPass[*kurzv1alpha1.Link]{kind: "link", compute: r.computeStatus, quiet: firstActive})
+	return reconcileStatus(ctx, r.Client, r.Recorder, req, statusPass[*kurzv1alpha1.Link]{kind: "link", compute: r.computeStatus, quiet: firstActive, patched: r.events.linkPatched})
 }
 
 // computeStatus reads the link's inputs and sets its status; it requeues

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/dns"
 	"github.com/kurz-dev/kurz/internal/flagbind"
+	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
 // Options configure the controllers.
@@ -39,6 +40,12 @@ type Options struct {
 	// Gateway configures the Gateway API's objects kept for verified
 	// Domains instead of Ingresses.
 	Gateway GatewayOptions
+	// Events receives the change events webhooks deliver (the manager's
+	// webhooks.Dispatcher); nil: the controllers emit none. Not a flag.
+	Events webhooks.Emitter
+	// WebhookURLs decides about Webhooks' URLs; nil: the Webhook
+	// controller does not run (webhook delivery is off). Not a flag.
+	WebhookURLs *webhooks.Checker
 	// CertManager: cert-manager's Certificate kind is installed and cached,
 	// so the route controllers read Certificates. Not a flag: whoever
 	// builds the cache sets it from CacheByObject's answer.

@@ -59,6 +59,11 @@ type statusPass[P any] struct {
 	compute func(ctx context.Context, obj P) (result ctrl.Result, lock bool, err error)
 	// quiet, if set, tells a Ready transition not worth an event.
 	quiet func(orig P, ready *metav1.Condition) bool
+	// patched, if set, is told of every status patch the pass wrote, with
+	// the object before and after: the change events webhooks deliver
+	// are the transitions kurz wrote, so a pass that fails to write sends
+	// none and the next pass (or leader) sees the change again.
+	patched func(ctx context.Context, orig, obj P)
 }
 
 // reconcileStatus is a status controller's Reconcile: it reads the object
@@ -81,6 +86,9 @@ func reconcileStatus[T any, P statusObject[T]](ctx context.Context, c client.Cli
 	ready := readyChanged(orig.GetConditions(), obj.GetConditions())
 	if patched && ready != nil && (pass.quiet == nil || !pass.quiet(orig, ready)) {
 		recordTransition(rec, obj, ready)
+	}
+	if patched && pass.patched != nil {
+		pass.patched(ctx, orig, obj)
 	}
 	return result, nil
 }

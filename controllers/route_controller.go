@@ -76,6 +76,8 @@ type RouteReconciler struct {
 	Certificates bool
 	// Now is the clock; tests may stop it.
 	Now func() time.Time
+	// events emits domain.tls_ready for webhooks.
+	events changes
 }
 
 // SetupWithManager registers the controller. Every Domain event counts, its

@@ -145,6 +145,7 @@ func (r *RouteReconciler) reconcileTLS(ctx context.Context, s *routeScope) (ctrl
 		patched, retry, err = patchChangedStatus(ctx, r.Client, orig, s.domain, true, "domain")
 		if patched {
 			recordTransition(r.Recorder, s.domain, conditionChanged(orig.Status.Conditions, s.domain.Status.Conditions, kurzv1alpha1.ConditionTLSReady))
+			r.events.tlsPatched(orig, s.domain)
 		}
 	}
 	switch {

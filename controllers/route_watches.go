@@ -27,6 +27,10 @@ func domainOfRoute(_ context.Context, o client.Object) []reconcile.Request {
 // creates them), so the routes are searched: one list of the cache per
 // Secret change, which certificates make rare.
 func (r *RouteReconciler) domainsOfSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	// The Secret informer also holds tenants' webhook signing Secrets.
+	if o.GetNamespace() != r.Namespace {
+		return nil
+	}
 	return r.domainsUsingSecret(ctx, o.GetName())
 }
 

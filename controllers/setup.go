@@ -88,11 +88,18 @@ func add(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return err
 	}
+	events := changes{emitter: o.Events}
+	if o.Events != nil {
+		if err := mgr.Add(leading{o.Events}); err != nil {
+			return err
+		}
+	}
 	links := &LinkReconciler{
 		Client:   statuses,
 		Recorder: mgr.GetEventRecorder("kurz.dev/link-controller"),
 		Links:    cached,
 		Now:      time.Now,
+		events:   events,
 	}
 	if err := links.SetupWithManager(mgr, o.LinkWorkers); err != nil {
 		return fmt.Errorf("set up Link controller: %w", err)
@@ -103,9 +110,20 @@ func add(mgr ctrl.Manager, o Options) error {
 		Verifier: verifier,
 		Schedule: Schedule{Recheck: o.DNSRecheckInterval, Backoff: o.PendingBackoff, BackoffMax: o.PendingBackoffMax},
 		Now:      time.Now,
+		events:   events,
 	}
 	if err := domains.SetupWithManager(mgr, o.DomainWorkers); err != nil {
 		return fmt.Errorf("set up Domain controller: %w", err)
+	}
+	if o.WebhookURLs != nil {
+		hooks := &WebhookReconciler{
+			Client:   statuses,
+			Recorder: mgr.GetEventRecorder("kurz.dev/webhook-controller"),
+			URLs:     o.WebhookURLs,
+		}
+		if err := hooks.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up Webhook controller: %w", err)
+		}
 	}
 	if !o.Routing() {
 		return nil
@@ -117,6 +135,7 @@ func add(mgr ctrl.Manager, o Options) error {
 		Grace:        o.Routes.GracePeriod,
 		Certificates: o.CertManager,
 		Now:          time.Now,
+		events:       events,
 	}
 	if o.Ingress.Class != "" {
 		routes.routes = ingressRoutes{config: o.Ingress.config(o.Routes.Namespace)}

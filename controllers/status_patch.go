@@ -42,6 +42,8 @@ func statusOf(o client.Object) any {
 		return &o.Status
 	case *kurzv1alpha1.Domain:
 		return &o.Status
+	case *kurzv1alpha1.Webhook:
+		return &o.Status
 	}
 	panic(fmt.Sprintf("controllers: no status patch for %T", o))
 }

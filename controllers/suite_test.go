@@ -57,7 +57,6 @@ const (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
-		Lazy: true,
 		// cert-manager's CRDs (make cert-manager-crds), so TLSReady reads
 		// real Certificates, and the Gateway API's standard channel (make
 		// gateway-api-crds), so Gateways, ListenerSets and HTTPRoutes are

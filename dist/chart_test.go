@@ -189,6 +189,7 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 			g.Expect(stored).NotTo(HaveKey("Service/kurz-metrics"))
 			g.Expect(stored).To(HaveKey("CustomResourceDefinition/links.kurz.dev"))
 			g.Expect(stored).To(HaveKey("CustomResourceDefinition/domains.kurz.dev"))
+			g.Expect(stored).To(HaveKey("CustomResourceDefinition/webhooks.kurz.dev"))
 			g.Expect(args).NotTo(ContainElement(HavePrefix("--ingress-")), "no Ingresses unless a class is given")
 		},
 	}} {

@@ -35,7 +35,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{Admin: true, Lazy: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{Admin: true}, func(e *testenv.Env) error {
 		env, k8s, admin = e, e.Client, e.Admin
 		return nil
 	})

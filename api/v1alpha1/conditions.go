@@ -63,7 +63,8 @@ const (
 // attention: its events are Warnings, the others Normal.
 func IsWarning(reason string) bool {
 	switch reason {
-	case ReasonDomainNotFound, ReasonKeyConflict, ReasonDomainClaimed, ReasonCertificateInvalid:
+	case ReasonDomainNotFound, ReasonKeyConflict, ReasonDomainClaimed, ReasonCertificateInvalid,
+		ReasonDeliveryFailing, ReasonSecretNotFound, ReasonSecretInvalid, ReasonURLRefused, ReasonReceiverGone:
 		return true
 	}
 	return false
@@ -97,4 +98,32 @@ const (
 	// ReasonCertificateValid: the route exists and the Secret holds a
 	// certificate valid for the hostname (status.tls.notAfter).
 	ReasonCertificateValid = "CertificateValid"
+)
+
+// Reasons of a Webhook's conditions.
+const (
+	// ReasonSubscribed: the Secret and the URL are fine and the latest
+	// delivery attempt, if any, succeeded (Ready=True).
+	ReasonSubscribed = "Subscribed"
+	// ReasonDeliveryFailing: the latest delivery attempt failed (an answer
+	// other than 2xx, a timeout, a network error); retries go on and the
+	// next success settles it (Ready=False, Reconciling). status.lastError
+	// says why.
+	ReasonDeliveryFailing = "DeliveryFailing"
+	// ReasonSecretNotFound: spec.secretRef names no Secret of the namespace
+	// carrying the label kurz.dev/webhook-signing: "true", or the Secret
+	// has no such key (Ready=False, Stalled). Nothing is sent meanwhile.
+	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonSecretInvalid: the Secret's value is not a Standard Webhooks
+	// secret ("whsec_" and the base64 of 24 to 64 bytes) (Ready=False,
+	// Stalled). Nothing is sent meanwhile.
+	ReasonSecretInvalid = "SecretInvalid"
+	// ReasonURLRefused: spec.url leads to an address kurz refuses to
+	// connect to (loopback, link-local or metadata, private, CGNAT, ...),
+	// or is a Service the manager's flags do not allow (Ready=False,
+	// Stalled). Events for it are dropped and counted.
+	ReasonURLRefused = "URLRefused"
+	// ReasonReceiverGone: the receiver answered 410 Gone, which asks
+	// senders to stop (Ready=False, Stalled); the event is not retried.
+	ReasonReceiverGone = "ReceiverGone"
 )

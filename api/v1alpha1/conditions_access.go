@@ -14,3 +14,9 @@ func (d *Domain) GetConditions() []metav1.Condition { return d.Status.Conditions
 
 // SetConditions replaces the domain's status conditions.
 func (d *Domain) SetConditions(c []metav1.Condition) { d.Status.Conditions = c }
+
+// GetConditions returns the webhook's status conditions.
+func (w *Webhook) GetConditions() []metav1.Condition { return w.Status.Conditions }
+
+// SetConditions replaces the webhook's status conditions.
+func (w *Webhook) SetConditions(c []metav1.Condition) { w.Status.Conditions = c }

@@ -1,8 +1,9 @@
-// Package v1alpha1 holds the kurz.dev/v1alpha1 API: the Link and Domain kinds.
+// Package v1alpha1 holds the kurz.dev/v1alpha1 API: the Link, Domain and
+// Webhook kinds.
 //
 // # Conditions and their states
 //
-// Both kinds carry Ready, Reconciling and Stalled conditions and
+// Every kind carries Ready, Reconciling and Stalled conditions and
 // status.observedGeneration, following the kstatus conventions
 // (sigs.k8s.io/cli-utils/pkg/kstatus) that Flux and Argo CD's health
 // scripts (config/argocd) read. Reconciling and Stalled are present only
@@ -32,6 +33,16 @@
 //	owns its hostname, DNS does not yet     False VerificationPending True VerificationPending  -                   InProgress
 //	contested claim waiting for TXT proof   False TXTRequired         True TXTRequired          -                   InProgress
 //	hostname held by another Domain         False DomainClaimed       -                         True DomainClaimed  Failed
+//
+// Webhook:
+//
+//	state                                   Ready                  Reconciling           Stalled               kstatus
+//	can deliver, last attempt succeeded     True  Subscribed       -                     -                     Current
+//	the last delivery attempt failed        False DeliveryFailing  True DeliveryFailing  -                     InProgress
+//	no labelled Secret, or no such key      False SecretNotFound   -                     True SecretNotFound   Failed
+//	the Secret's value is not whsec_...     False SecretInvalid    -                     True SecretInvalid    Failed
+//	the URL leads to a refused address      False URLRefused       -                     True URLRefused       Failed
+//	the receiver answered 410 Gone          False ReceiverGone     -                     True ReceiverGone     Failed
 //
 // An object without status yet, or whose status.observedGeneration is
 // behind metadata.generation (not reconciled since its last edit, or a

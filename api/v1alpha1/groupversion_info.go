@@ -21,7 +21,7 @@ var (
 
 // addKnownTypes registers every kind of this package under GroupVersion.
 func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion, &Link{}, &LinkList{}, &Domain{}, &DomainList{})
+	s.AddKnownTypes(GroupVersion, &Link{}, &LinkList{}, &Domain{}, &DomainList{}, &Webhook{}, &WebhookList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

@@ -46,4 +46,23 @@ const (
 	// TagMaxLength bounds one tag; MaxTags bounds how many a Link has.
 	TagMaxLength = 64
 	MaxTags      = 32
+
+	// WebhookServicePattern is a Service's name in cluster DNS,
+	// <service>.<namespace>.svc[.cluster.local]: the only host a Webhook's
+	// http:// URL may have (WebhookHTTPURLPattern), and the hosts
+	// --webhook-allow-cluster-services lets through.
+	WebhookServicePattern = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?[.][a-z0-9]([-a-z0-9]*[a-z0-9])?[.]svc([.]cluster[.]local)?$`
+	// WebhookHTTPURLPattern is a Webhook's http:// URL: to a Service name.
+	// (The CRD matches the whole URL: a rule on url(self).getHostname()
+	// costs more than kube-apiserver allows.)
+	WebhookHTTPURLPattern = `^http://[a-z0-9]([-a-z0-9]*[a-z0-9])?[.][a-z0-9]([-a-z0-9]*[a-z0-9])?[.]svc([.]cluster[.]local)?([:/?]|$)`
+	// MaxWebhookEvents is how many events a Webhook can list: all of them.
+	MaxWebhookEvents = 9
+	// SecretNameMaxLength and SecretNamePattern: a Secret's name (a DNS
+	// subdomain).
+	SecretNameMaxLength = 253
+	SecretNamePattern   = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// SecretKeyMaxLength and SecretKeyPattern: a key of a Secret's data.
+	SecretKeyMaxLength = 253
+	SecretKeyPattern   = `^[-._a-zA-Z0-9]+$`
 )

@@ -39,6 +39,9 @@ func devManagerOptions() manager.Options {
 	o.Controllers.Routes.Namespace = "default"
 	// The analytics salt Secret too.
 	o.Analytics.SaltNamespace = "default"
+	// Webhook receivers on the same machine (a local HTTPS server) are
+	// what one tries on a laptop; kurz manager refuses loopback.
+	o.Webhooks.AllowLoopback = true
 	return o
 }
 

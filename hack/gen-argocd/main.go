@@ -39,7 +39,7 @@ func main() {
 func run(dir string) error {
 	health := template.Must(template.New("health.lua").Parse(healthTemplate))
 	var scripts []script
-	for _, kind := range []string{"Link", "Domain"} {
+	for _, kind := range []string{"Link", "Domain", "Webhook"} {
 		var b strings.Builder
 		if err := health.Execute(&b, map[string]string{"Kind": kind}); err != nil {
 			return err

@@ -21,6 +21,9 @@ func (e *Env) PrintBanner(w io.Writer, apiAddr, redirectAddr, metricsURL string)
 	fmt.Fprintf(&b, "\n%s (data in %s; Ctrl-C stops it)\n", BannerLine, e.shown)
 	if apiAddr != "" {
 		fmt.Fprintf(&b, "  API:        http://%s/api/v1\n", dialAddr(apiAddr))
+		// The console is served by the API server (docs/console.md); the
+		// token below signs in to it.
+		fmt.Fprintf(&b, "  console:    http://%s/console/\n", dialAddr(apiAddr))
 	}
 	if redirectAddr != "" {
 		fmt.Fprintf(&b, "  redirects:  http://%s/<key>\n", dialAddr(redirectAddr))

@@ -62,7 +62,7 @@ func TestDev(t *testing.T) {
 		for _, c := range crds.Items {
 			names = append(names, c.Name)
 		}
-		g.Expect(names).To(ContainElements("links.kurz.dev", "domains.kurz.dev"))
+		g.Expect(names).To(ContainElements("links.kurz.dev", "domains.kurz.dev", "webhooks.kurz.dev"))
 		g.Expect(admin.List(ctx, &kurzv1alpha1.LinkList{}, client.InNamespace("default"))).To(Succeed())
 
 		for _, name := range []string{"token", "kubeconfig"} {

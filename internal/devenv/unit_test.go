@@ -168,7 +168,7 @@ func TestEmbeddedManifests(t *testing.T) {
 	for _, c := range crds {
 		names = append(names, c.GetKind()+"/"+c.GetName())
 	}
-	g.Expect(names).To(ConsistOf("CustomResourceDefinition/links.kurz.dev", "CustomResourceDefinition/domains.kurz.dev"))
+	g.Expect(names).To(ConsistOf("CustomResourceDefinition/links.kurz.dev", "CustomResourceDefinition/domains.kurz.dev", "CustomResourceDefinition/webhooks.kurz.dev"))
 }
 
 func TestMetricsURL(t *testing.T) {

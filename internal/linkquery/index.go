@@ -133,7 +133,7 @@ func (ix *Index) recordOf(sp *space, l *kurzv1alpha1.Link) record {
 		keyPfx:  prefix8(l.Spec.Key),
 		idPfx:   prefix8(string(l.UID)),
 		tags:    sp.acquireSet(l.Spec.Tags),
-		state:   stateOf(l),
+		state:   StateOf(l),
 	}
 	if id := sp.domains.acquire(string(l.Spec.Domain)); id <= maxDomainID {
 		r.domain = uint16(id)

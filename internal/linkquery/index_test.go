@@ -128,7 +128,7 @@ func refMatch(l *kurzv1alpha1.Link, q *Query) bool {
 	if slices.ContainsFunc(q.ExcludeTags, func(t string) bool { return slices.Contains(l.Spec.Tags, t) }) {
 		return false
 	}
-	if len(q.States) > 0 && !slices.Contains(q.States, stateOf(l)) {
+	if len(q.States) > 0 && !slices.Contains(q.States, StateOf(l)) {
 		return false
 	}
 	if !q.CreatedAfter.IsZero() && !createdAt(l).After(q.CreatedAfter) {

@@ -81,7 +81,9 @@ func unixSeconds32(t time.Time) uint32 {
 	return uint32(min(max(t.Unix(), 1), math.MaxUint32))
 }
 
-func stateOf(l *kurzv1alpha1.Link) State {
+// StateOf is l's state, from its Ready condition's reason; the API answers
+// it in a link's state field, so a link a state filter keeps says that state.
+func StateOf(l *kurzv1alpha1.Link) State {
 	for i := range l.Status.Conditions {
 		if c := &l.Status.Conditions[i]; c.Type == kurzv1alpha1.ConditionReady {
 			return reasonStates[c.Reason]

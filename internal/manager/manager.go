@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kurz-dev/kurz/controllers"
+	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/analytics/wiring"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
@@ -19,6 +20,7 @@ import (
 	"github.com/kurz-dev/kurz/internal/redirect"
 	"github.com/kurz-dev/kurz/internal/restapi"
 	"github.com/kurz-dev/kurz/internal/scheme"
+	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
 // Scheme is kurz's one scheme (internal/scheme): the built-in kinds,
@@ -89,6 +91,18 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 	if err := gauges.Register(mgr); err != nil {
 		return nil, err
 	}
+	// The webhooks' dispatcher also takes the analytics capture's enriched
+	// clicks (link.clicked).
+	var sinks []analytics.Sink
+	if o.EnableWebhooks {
+		d, err := webhooks.Setup(mgr, o.Webhooks)
+		if err != nil {
+			return nil, fmt.Errorf("set up webhook delivery: %w", err)
+		}
+		m.o.Controllers.Events = d
+		m.o.Controllers.WebhookURLs = webhooks.NewChecker(o.Webhooks)
+		sinks = append(sinks, d)
+	}
 	if o.EnableControllers {
 		if err := m.setupControllers(cfg); err != nil {
 			return nil, fmt.Errorf("set up controllers: %w", err)
@@ -98,7 +112,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 	// runs its capture.
 	var an *wiring.Analytics
 	if o.EnableAPI || o.EnableRedirect {
-		if an, err = wiring.Setup(ctx, mgr, o.Analytics, o.EnableRedirect); err != nil {
+		if an, err = wiring.Setup(ctx, mgr, o.Analytics, o.EnableRedirect, sinks...); err != nil {
 			return nil, fmt.Errorf("set up analytics: %w", err)
 		}
 	}

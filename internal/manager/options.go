@@ -13,6 +13,7 @@ import (
 	"github.com/kurz-dev/kurz/internal/flagbind"
 	"github.com/kurz-dev/kurz/internal/redirect"
 	"github.com/kurz-dev/kurz/internal/restapi"
+	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
 // Options configure the manager and each role. Every field has a flag.
@@ -52,12 +53,17 @@ type Options struct {
 	EnableControllers bool `flag:"controllers" usage:"Run the Link and Domain controllers."`
 	EnableAPI         bool `flag:"api" usage:"Run the /api/v1 server."`
 	EnableRedirect    bool `flag:"redirect" usage:"Run the redirect server."`
+	// EnableWebhooks delivers Webhooks' events (and runs the Webhook
+	// controller where the controllers run). Off, kurz caches no tenant
+	// Secret and sends nothing.
+	EnableWebhooks bool `flag:"webhooks" usage:"Deliver Webhooks' events (and run the Webhook controller where the controllers run); off, kurz reads no tenant Secret and sends nothing."`
 
 	Controllers controllers.Options
 	API         restapi.Options
 	Redirect    redirect.Options
 	// Analytics is click analytics (--analytics, --analytics-*).
 	Analytics wiring.Options
+	Webhooks  webhooks.Options
 }
 
 // DefaultOptions returns the options of a production manager.
@@ -78,10 +84,12 @@ func DefaultOptions() Options {
 		EnableControllers: true,
 		EnableAPI:         true,
 		EnableRedirect:    true,
+		EnableWebhooks:    true,
 		Controllers:       controllers.DefaultOptions(),
 		API:               restapi.DefaultOptions(),
 		Redirect:          redirect.DefaultOptions(),
 		Analytics:         wiring.DefaultOptions(),
+		Webhooks:          webhooks.DefaultOptions(),
 	}
 }
 
@@ -92,6 +100,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	o.API.BindFlags(fs)
 	o.Redirect.BindFlags(fs)
 	o.Analytics.BindFlags(fs)
+	o.Webhooks.BindFlags(fs)
 }
 
 // Validate rejects options the manager cannot run with, its own and those
@@ -114,6 +123,9 @@ func (o Options) Validate() error {
 		a := o.Analytics
 		a.Complete()
 		errs = append(errs, a.Validate())
+	}
+	if o.EnableWebhooks {
+		errs = append(errs, o.Webhooks.Validate())
 	}
 	if o.LeaderElect {
 		if o.LeaderElectionID == "" {

@@ -44,8 +44,11 @@ func TestReadyzFollowsCachesAndShutdown(t *testing.T) {
 
 	// Grant what the informers need: the caches sync and it is ready.
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{"kurz.dev"}, Resources: []string{"links", "domains"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"kurz.dev"}, Resources: []string{"links", "domains", "webhooks"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
+		// Webhook delivery (on by default) caches the labelled signing
+		// Secrets.
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list", "watch"}},
 	}}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: user},

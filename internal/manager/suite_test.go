@@ -35,7 +35,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{Lazy: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{}, func(e *testenv.Env) error {
 		cfg, k8sClient = e.Config, e.Client
 		return nil
 	})

@@ -32,7 +32,6 @@ var (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
-		Lazy: true,
 		// The outage test stops kube-apiserver and starts it again.
 		Restartable: true,
 		// kube-apiserver drains its requests (the managers' watches) on

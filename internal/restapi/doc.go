@@ -42,6 +42,10 @@
 //     --api-trusted-proxies the X-Forwarded-For address the redirect
 //     server would take (IPv6 clients are their /64). Past it, 429 with
 //     Retry-After, without a review. Known good tokens are not counted.
+//   - GET /api/v1/me needs a valid token and no verb: it answers the
+//     caller's workspace and, for links and domains, each verb's answer of
+//     the same cached SubjectAccessReviews the routes ask (me.go), so a
+//     client (the console) hides what would be refused. Advice only.
 //   - Ids of another workspace answer 404 like unknown ids.
 //
 // # Requests
@@ -94,6 +98,11 @@
 //     to it, so a squatter's early claim cannot lock the DNS owner out.
 //   - A Domain is named after its hostname when that name is free in the
 //     namespace, else <hostname>-<random>.
+//   - Beyond the contract's fields, a link answers state and state_reason
+//     (link_state.go: its Ready reason in the state filter's words, pending
+//     before the controller judged it) and a domain status_reason,
+//     dns_record, last_checked_at and https (domain_state.go), read from
+//     status: what the console shows a person without kubectl.
 //   - status is "active" when the controller found the current spec
 //     proven and owning its hostname (phase Active, Ready for this
 //     generation), else "pending". Deleting a Domain leaves its links (they stop serving).

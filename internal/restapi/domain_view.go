@@ -10,7 +10,8 @@ import (
 	"github.com/kurz-dev/kurz/internal/timestamps"
 )
 
-// domainView is the contract's domain object.
+// domainView is the contract's domain object, and kurz's additions after
+// updated_at (see domain_state.go).
 type domainView struct {
 	ID          string  `json:"id"`
 	WorkspaceID string  `json:"workspace_id"`
@@ -20,6 +21,11 @@ type domainView struct {
 	ExpiredURL  *string `json:"expired_url"`
 	CreatedAt   string  `json:"created_at"`
 	UpdatedAt   string  `json:"updated_at"`
+
+	StatusReason  *string        `json:"status_reason"`
+	DNSRecord     *dnsRecordView `json:"dns_record"`
+	LastCheckedAt *string        `json:"last_checked_at"`
+	HTTPS         *httpsView     `json:"https"`
 }
 
 func newDomainView(d *kurzv1alpha1.Domain, workspaceID string) domainView {
@@ -30,7 +36,7 @@ func newDomainView(d *kurzv1alpha1.Domain, workspaceID string) domainView {
 	if c := d.Status.Claim; d.Status.Phase == kurzv1alpha1.DomainActive && c != nil && c.Hostname == string(d.Spec.Domain) && readyNow(d) {
 		status = strings.ToLower(string(kurzv1alpha1.DomainActive))
 	}
-	return domainView{
+	v := domainView{
 		ID:          string(d.UID),
 		WorkspaceID: workspaceID,
 		Domain:      string(d.Spec.Domain),
@@ -40,6 +46,8 @@ func newDomainView(d *kurzv1alpha1.Domain, workspaceID string) domainView {
 		CreatedAt:   timestamps.Print(d.Status.CreatedAt, d.CreationTimestamp),
 		UpdatedAt:   timestamps.Print(d.Status.UpdatedAt, d.CreationTimestamp),
 	}
+	setDomainState(&v, d)
+	return v
 }
 
 // readyNow reports whether d's Ready condition is True for its generation.

@@ -34,7 +34,7 @@ func TestDomainLifecycle(t *testing.T) {
 	g.Expect(d).To(HaveKeyWithValue("not_found_url", "https://example.com/404"))
 	g.Expect(d).To(HaveKeyWithValue("expired_url", BeNil()))
 	g.Expect(d["created_at"]).To(MatchRegexp(microTimestamp.String()))
-	g.Expect(d).To(HaveLen(8))
+	g.Expect(d).To(HaveLen(12), "the contract's fields, status_reason, dns_record, last_checked_at and https")
 
 	// Named after its hostname, for kubectl users.
 	var obj kurzv1alpha1.Domain

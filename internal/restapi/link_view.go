@@ -31,6 +31,10 @@ type linkView struct {
 	Tags               []string `json:"tags"`
 	CreatedAt          string   `json:"created_at"`
 	UpdatedAt          string   `json:"updated_at"`
+	// State and StateReason are kurz's additions (the contract shows no
+	// link states): see linkState.
+	State       string  `json:"state"`
+	StateReason *string `json:"state_reason"`
 }
 
 // newLinkView renders l; it only reads l, so cache objects are fine.
@@ -72,6 +76,7 @@ func newLinkView(l *kurzv1alpha1.Link, workspaceID string) linkView {
 	if v.Tags == nil {
 		v.Tags = []string{}
 	}
+	v.State, v.StateReason = linkState(l)
 	return v
 }
 

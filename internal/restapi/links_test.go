@@ -135,7 +135,7 @@ func TestLinkMinimalAndDefaults(t *testing.T) {
 	}
 	g.Expect(l).To(HaveKeyWithValue("tags", BeEmpty()))
 	g.Expect(l).To(HaveKeyWithValue("domain", host))
-	g.Expect(l).To(HaveLen(23), "every field of the contract, no more")
+	g.Expect(l).To(HaveLen(25), "every field of the contract, and state and state_reason")
 }
 
 // TestLinkHolderUpdatesDespiteKubectlDuplicate: a younger Link applied with

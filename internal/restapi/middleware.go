@@ -89,7 +89,8 @@ func callerFrom(ctx context.Context) *caller {
 }
 
 // authenticate resolves the bearer token to a caller (401 otherwise) and
-// checks that it may do verb on resource in its workspace (403 otherwise).
+// checks that it may do verb on resource in its workspace (403 otherwise);
+// an empty verb checks no right (GET /api/v1/me).
 // A token not known to be good first passes the per-client limit on
 // unauthenticated requests: only then may it cost a TokenReview.
 func (s *server) authenticate(verb, resource string, next http.Handler) http.Handler {
@@ -116,9 +117,11 @@ func (s *server) authenticate(verb, resource string, next http.Handler) http.Han
 				return
 			}
 		}
-		if err := s.auth.authorize(r.Context(), c, verb, resource); err != nil {
-			writeError(w, r, err)
-			return
+		if verb != "" {
+			if err := s.auth.authorize(r.Context(), c, verb, resource); err != nil {
+				writeError(w, r, err)
+				return
+			}
 		}
 		ctx := context.WithValue(r.Context(), callerKey{}, c)
 		next.ServeHTTP(w, r.WithContext(ctx))

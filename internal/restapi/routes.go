@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/kurz-dev/kurz/internal/console"
 )
 
 // handlerFunc is an API handler: it writes a success itself and returns
@@ -14,15 +16,15 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, c *caller) error
 // route is one operation of the API and the access it needs.
 type route struct {
 	pattern  string // Go 1.22 mux pattern, also the metrics label
-	verb     string // Kubernetes verb checked with a SubjectAccessReview
-	resource string // links or domains
+	verb     string // Kubernetes verb checked with a SubjectAccessReview; "" checks none (any caller)
+	resource string // links, domains or webhooks
 	handle   handlerFunc
 	// maxBody bounds the request body; 0 means maxBodyBytes.
 	maxBody int64
 }
 
 func (s *server) routes() []route {
-	return []route{
+	return append([]route{
 		{"GET /api/v1/links", "list", "links", s.listLinks, 0},
 		{"POST /api/v1/links", "create", "links", s.createLink, 0},
 		{"GET /api/v1/links/lookup", "get", "links", s.lookupLink, 0},
@@ -44,12 +46,17 @@ func (s *server) routes() []route {
 		{"POST /api/v1/domains", "create", "domains", s.createDomain, 0},
 		{"PUT /api/v1/domains/{id}", "update", "domains", s.updateDomain, 0},
 		{"DELETE /api/v1/domains/{id}", "delete", "domains", s.deleteDomain, 0},
-	}
+		// Any caller may ask what it may do; the answer is its own.
+		{"GET /api/v1/me", "", "", s.showMe, 0},
+	}, s.webhookRoutes()...)
 }
 
 // openAPIRoute serves the API description; it needs no token (it holds no
 // data, and clients read it before they have one).
 const openAPIRoute = "GET /api/v1/openapi.json"
+
+// consoleRoute serves the web console (internal/console).
+const consoleRoute = "GET " + console.Prefix
 
 // handler builds the whole server: each route behind its middleware chain
 // (metrics, body limit, auth, rate limit), the mux's own 404 and 405 turned
@@ -68,6 +75,10 @@ func (s *server) handler() http.Handler {
 		mux.Handle(rt.pattern, instrument(rt.pattern, h))
 	}
 	mux.Handle(openAPIRoute, instrument(openAPIRoute, http.HandlerFunc(serveOpenAPI)))
+	// The console's static files: no token needed (they hold no data; the
+	// console asks for a token and sends it to the routes above).
+	mux.Handle(consoleRoute, instrument(consoleRoute, console.Handler()))
+	mux.Handle("GET "+strings.TrimSuffix(console.Prefix, "/"), instrument(consoleRoute, http.RedirectHandler(console.Prefix, http.StatusMovedPermanently)))
 	return recoverPanics(jsonFallback(mux))
 }
 
@@ -104,7 +115,9 @@ func jsonFallback(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The mux would redirect unclean paths ("/api//v1", "/a/../b")
 		// with an HTML body; an API client gets a JSON 404 instead.
-		if p := r.URL.Path; p != "" && path.Clean(p) != p {
+		// A trailing slash is clean (the console's /console/); the mux has
+		// no API route ending in one, so an API path with it is a 404.
+		if p := r.URL.Path; p != "" && path.Clean(p) != p && path.Clean(p)+"/" != p {
 			unmatched.ServeHTTP(w, r)
 			return
 		}

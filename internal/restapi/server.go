@@ -49,8 +49,10 @@ type server struct {
 	// fed with the links' list index (see Setup).
 	linkQuery *linkquery.Index
 	domains   *resource[*kurzv1alpha1.Domain, domainView]
-	auth      *authenticator
-	limiter   *keyedlimit.Limiter
+	// webhooks is /api/v1/webhooks (webhooks.go).
+	webhooks *resource[*kurzv1alpha1.Webhook, webhookView]
+	auth     *authenticator
+	limiter  *keyedlimit.Limiter
 	// unknownLimiter limits requests with tokens not known to be good, per
 	// client address (--api-unauthenticated-rate-limit).
 	unknownLimiter *keyedlimit.Limiter
@@ -68,6 +70,7 @@ func newServer(c client.Client, live client.Reader, cachedLinks *fieldindex.Link
 		links:          linkResource(),
 		linkQuery:      linkquery.New(linkCreatedAt, linkUpdatedAt),
 		domains:        domainResource(),
+		webhooks:       webhookResource(),
 		auth:           newAuthenticator(c, o.TokenAudiences, o.AuthCacheTTL),
 		limiter:        newRateLimiter(o.RateLimit),
 		unknownLimiter: newRateLimiter(o.UnauthenticatedRateLimit),

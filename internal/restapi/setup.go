@@ -52,6 +52,13 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := s.domains.index.Register(domainInformer); err != nil {
 		return err
 	}
+	webhookInformer, err := mgr.GetCache().GetInformer(ctx, &kurzv1alpha1.Webhook{})
+	if err != nil {
+		return fmt.Errorf("api server: Webhook informer: %w", err)
+	}
+	if err := s.webhooks.index.Register(webhookInformer); err != nil {
+		return err
+	}
 	if _, err := mgr.GetCache().GetInformer(ctx, &corev1.Namespace{}); err != nil {
 		return fmt.Errorf("api server: Namespace informer: %w", err)
 	}

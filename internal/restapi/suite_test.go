@@ -58,7 +58,7 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
 		os.Exit(m.Run())
 	}
-	testenv.Main(m, testenv.Options{Lazy: true}, setupSuite)
+	testenv.Main(m, testenv.Options{}, setupSuite)
 }
 
 // setupSuite starts the manager as internal/manager builds it, with only

@@ -14,12 +14,14 @@ import (
 
 // Main is a suite's TestMain. The control plane (started with o, then
 // handed to setup, which keeps what it needs of env and may be nil) starts
-// before the tests or, with o.Lazy, when the first test calls Need: the suite's pure tests
-// (status tables, parsers) run in a second without it, and a run that
-// selects only those (`go test -run Table`, `make test-short`) never
-// starts one. After the tests it stops the control plane and the
-// PostgreSQL cluster of Postgres, if they started, and exits. Logs are discarded unless KURZ_TEST_LOG is set: the tests
-// assert on behaviour, not on logs. setup may set a logger of its own.
+// when the first test calls Need (every test that talks to it calls Need
+// first), so the suite's pure tests (status tables, parsers) run in a
+// second without it, and a run that selects only those (`go test -run
+// Table`, `make test-short`) never starts one. After the tests it stops
+// the control plane and the PostgreSQL cluster of Postgres, if they
+// started, and exits. Logs are discarded unless KURZ_TEST_LOG is set: the
+// tests assert on behaviour, not on logs. setup may set a logger of its
+// own.
 func Main(m *testing.M, o Options, setup func(env *Env) error) {
 	os.Exit(run(m, o, setup))
 }
@@ -41,13 +43,6 @@ func run(m *testing.M, o Options, setup func(*Env) error) int {
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(logOut), zap.UseDevMode(true)))
 	suite.o, suite.setup = o, setup
-	if !o.Lazy && !testing.Short() {
-		suite.once.Do(startSuite)
-		if suite.err != nil {
-			fmt.Fprintln(os.Stderr, suite.err)
-			return 1
-		}
-	}
 	mainRunning.Store(true)
 	code := m.Run()
 	if err := stopSharedPostgres(); err != nil {

@@ -28,10 +28,6 @@ type Options struct {
 	// drains its requests (the managers' watches) on SIGTERM, which can
 	// take longer than envtest's default. Zero keeps the default.
 	StopTimeout time.Duration
-	// Lazy starts the control plane at the first test that calls Need,
-	// not before the tests: a suite whose every test that talks to it
-	// calls Need sets it, so its pure tests run without one.
-	Lazy bool
 	// Admin adds a cluster admin (group system:masters) for tests that run
 	// kubectl: Env.Admin.Kubectl().
 	Admin bool

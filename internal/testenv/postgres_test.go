@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-func TestMain(m *testing.M) { Main(m, Options{Lazy: true}, nil) }
+func TestMain(m *testing.M) { Main(m, Options{}, nil) }
 
 // TestPostgres: each call is a database of its own in one cluster, which
 // runs as an unprivileged user.

@@ -81,6 +81,27 @@ var twins = map[string]twin{
 	"Domain spec.domain":      hostnameTwin(),
 	"Domain spec.notFoundURL": urlTwin(),
 	"Domain spec.expiredURL":  urlTwin(),
+	"Webhook spec.url": {
+		maxLength: named{"URLMaxLength", kurzv1alpha1.URLMaxLength},
+		patterns: map[string]string{
+			"WebhookHTTPURLPattern":    kurzv1alpha1.WebhookHTTPURLPattern,
+			"URLUserInfoPattern":       kurzv1alpha1.URLUserInfoPattern,
+			"URLSpaceOrControlPattern": kurzv1alpha1.URLSpaceOrControlPattern,
+		},
+	},
+	"Webhook spec.events": {maxItems: named{"MaxWebhookEvents", kurzv1alpha1.MaxWebhookEvents}},
+	"Webhook spec.secretRef.name": {
+		maxLength: named{"SecretNameMaxLength", kurzv1alpha1.SecretNameMaxLength},
+		patterns:  map[string]string{"SecretNamePattern": kurzv1alpha1.SecretNamePattern},
+	},
+	"Webhook spec.secretRef.key": {
+		maxLength: named{"SecretKeyMaxLength", kurzv1alpha1.SecretKeyMaxLength},
+		patterns:  map[string]string{"SecretKeyPattern": kurzv1alpha1.SecretKeyPattern},
+	},
+	"Webhook spec.linkSelector.tags": {
+		maxItems:      named{"MaxTags", kurzv1alpha1.MaxTags},
+		itemMaxLength: named{"TagMaxLength", kurzv1alpha1.TagMaxLength},
+	},
 }
 
 // markers is what the generated CRD says of one spec field.

@@ -10,7 +10,7 @@ import (
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{Lazy: true}, nil) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{}, nil) }
 
 var day0 = storetest.Day0
 

@@ -19,7 +19,7 @@ import (
 var k8s client.Client
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{Lazy: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{}, func(e *testenv.Env) error {
 		k8s = e.Client
 		return nil
 	})

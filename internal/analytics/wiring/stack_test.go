@@ -17,8 +17,8 @@ import (
 )
 
 // TestMain stops the throwaway PostgreSQL cluster after the tests
-// (testenv.Postgres); no kube-apiserver is started (Lazy).
-func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{Lazy: true}, nil) }
+// (testenv.Postgres); no kube-apiserver is started (none calls Need).
+func TestMain(m *testing.M) { testenv.Main(m, testenv.Options{}, nil) }
 
 // The tests build a process's analytics as Setup does (openStore,
 // newConsumer, the keeper), without the kube parts: the salts are fixed and

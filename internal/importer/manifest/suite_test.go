@@ -24,7 +24,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{Admin: true, Lazy: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{Admin: true}, func(e *testenv.Env) error {
 		k8s, admin = e.Client, e.Admin
 		return nil
 	})

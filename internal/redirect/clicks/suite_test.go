@@ -29,7 +29,7 @@ var (
 const ns = "clicks"
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{Lazy: true}, func(e *testenv.Env) error {
+	testenv.Main(m, testenv.Options{}, func(e *testenv.Env) error {
 		cfg, k8s = e.Config, e.Client
 		return k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	})

@@ -1,0 +1,21 @@
+// Package console serves kurz's web console: plain HTML, CSS and
+// JavaScript modules embedded in the binary (go:embed), so `go build`
+// needs no npm and no build step, and every replica serves the same
+// files. The console is a client of /api/v1 only: it holds no data and
+// has no privilege of its own, and the API checks every request it makes.
+//
+// Decisions (docs/console.md and docs/security.md#the-console say why):
+//
+//   - It is served on the API listener under /console/ (restapi mounts
+//     Handler), so the console and the API share an origin: the console's
+//     requests need no CORS, and its Content-Security-Policy can allow
+//     connect-src 'self' only.
+//   - The user pastes an API token; the console keeps it in the tab's
+//     sessionStorage and sends it as a bearer header. No cookie is set, so
+//     there is no ambient credential and nothing for CSRF to ride on.
+//   - Every answer carries a strict Content-Security-Policy: scripts and
+//     styles from the console's own files only (no inline script or
+//     style), images from itself and blob: (QR codes fetched with the
+//     token), no frames, no form posts elsewhere. The scripts build the
+//     page with textContent only, so markup in a link or tag shows as text.
+package console

@@ -1,0 +1,147 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/analytics"
+)
+
+// A click is an analytics.Event: the redirect's capture enriches it once
+// (User-Agent classes, referrer host, UTM values), off the request
+// goroutine, and both the analytics store and link.clicked take it. The
+// payload carries its dimensions and count, never Visitor (a hash of the
+// visitor's address and User-Agent).
+
+// ClickSink takes the clicks of a redirect server. Clicked never blocks:
+// a click that finds the inbox full is dropped and counted. The Event is
+// copied; the caller may reuse it.
+type ClickSink interface {
+	Clicked(*analytics.Event)
+}
+
+// The Dispatcher is the capture's sink (analytics.Sink has this method
+// set): it never blocks and keeps a copy, never the pointer.
+var _ ClickSink = (*Dispatcher)(nil)
+
+// Batching of link.clicked: a request carries up to maxBatch clicks, and
+// a click waits at most maxBatchWait for its batch to fill.
+const (
+	maxBatch     = 100
+	maxBatchWait = time.Second
+	batchTick    = 100 * time.Millisecond
+)
+
+// Clicked hands a click to the link.clicked batches; it never blocks.
+func (d *Dispatcher) Clicked(e *analytics.Event) {
+	select {
+	case d.clicks <- *e:
+	default:
+		dropped.WithLabelValues(dropClicksFull).Inc()
+	}
+}
+
+// batchClicks fills each Webhook's link.clicked batch and sends it when it
+// holds maxBatch clicks or its first click waited maxBatchWait.
+func (d *Dispatcher) batchClicks(ctx context.Context) {
+	tick := time.NewTicker(batchTick)
+	defer tick.Stop()
+	filling := map[*sender]struct{}{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-d.clicks:
+			d.addClick(ctx, c, filling)
+		case <-tick.C:
+			now := d.now()
+			for s := range filling {
+				if now.Sub(s.batchStart) >= maxBatchWait {
+					d.sendBatch(ctx, s)
+					delete(filling, s)
+				}
+			}
+		}
+	}
+}
+
+func (d *Dispatcher) addClick(ctx context.Context, c analytics.Event, filling map[*sender]struct{}) {
+	var link *kurzv1alpha1.Link
+	looked := false
+	for _, w := range d.webhooksOf(c.Link.Namespace) {
+		if !wants(w, kurzv1alpha1.EventLinkClicked) {
+			continue
+		}
+		s := d.senderFor(w)
+		if s == nil {
+			return
+		}
+		if cfg := s.cfg.Load(); cfg.filtersLinks() {
+			if !looked {
+				link, looked = d.cachedLink(c.Link), true
+			}
+			if link == nil || !cfg.selects(link.Labels, link.Spec.Tags) {
+				continue
+			}
+		}
+		if len(s.batch) == 0 {
+			s.batchStart = d.now()
+			filling[s] = struct{}{}
+		}
+		s.batch = append(s.batch, c)
+		if len(s.batch) >= maxBatch {
+			d.sendBatch(ctx, s)
+			delete(filling, s)
+		}
+	}
+}
+
+// cachedLink is the cache's Link of ref (read only), nil when it is gone
+// or another object now has its name.
+func (d *Dispatcher) cachedLink(ref analytics.LinkRef) *kurzv1alpha1.Link {
+	obj, ok, err := d.links.GetByKey(ref.Namespace + "/" + ref.Name)
+	if err != nil || !ok {
+		return nil
+	}
+	l, ok := obj.(*kurzv1alpha1.Link)
+	if !ok || string(l.UID) != ref.UID {
+		return nil
+	}
+	return l
+}
+
+// sendBatch queues s's batch and starts a new one.
+func (d *Dispatcher) sendBatch(ctx context.Context, s *sender) {
+	batch := s.batch
+	s.batch = make([]analytics.Event, 0, len(batch))
+	if len(batch) == 0 {
+		return
+	}
+	body, err := clicksBody(batch)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "cannot encode a link.clicked batch", "webhook", s.key)
+		return
+	}
+	s.batchSeq++
+	s.enqueue(&delivery{typ: kurzv1alpha1.EventLinkClicked, id: d.batchID(s.cfg.Load().uid, s.batchSeq), body: body, clicks: len(batch)})
+}
+
+// batchID is the webhook-id of a link.clicked batch: unique to this
+// process, the Webhook and the batch, the same for its retries.
+func (d *Dispatcher) batchID(webhook types.UID, seq uint64) string {
+	h := sha256.New()
+	h.Write([]byte(d.replica))
+	h.Write([]byte{0})
+	h.Write([]byte(webhook))
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], seq)
+	h.Write(b[:])
+	return "clk_" + hex.EncodeToString(h.Sum(nil)[:16])
+}

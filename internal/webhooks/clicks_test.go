@@ -1,0 +1,140 @@
+package webhooks_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/scheme"
+	"github.com/kurz-dev/kurz/internal/testenv"
+	"github.com/kurz-dev/kurz/internal/webhooks"
+)
+
+// startDispatcher runs a dispatcher alone on a manager of its own (no
+// controllers), with the cache settings it needs.
+func startDispatcher(t *testing.T, o webhooks.Options) (*webhooks.Dispatcher, cache.Cache) {
+	t.Helper()
+	g := NewWithT(t)
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{ByObject: webhooks.CacheSecrets(nil)},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	d, err := webhooks.Setup(mgr, o)
+	g.Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+	g.Expect(mgr.GetCache().WaitForCacheSync(ctx)).To(BeTrue())
+	return d, mgr.GetCache()
+}
+
+type clickBody struct {
+	Clicks []map[string]any `json:"clicks"`
+}
+
+// TestClicksAreBatched: 250 clicks on a selected Link reach the receiver
+// as link.clicked batches of at most 100 clicks (the last one within a
+// second), each click with its link and analytics dimensions and nothing
+// that identifies the visitor; clicks on a Link the selector leaves out
+// are not sent.
+func TestClicksAreBatched(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	rc := newReceiver(t)
+	ns := newNamespace(t)
+	o := webhooks.DefaultOptions()
+	o.AllowLoopback, o.CAFile = true, caFile(t, rc)
+	d, cached := startDispatcher(t, o)
+	secret := newSecret(t, ns, "signing", true)
+	wh := newWebhook(t, ns, "clicks", rc.url(), "signing", kurzv1alpha1.EventLinkClicked)
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(wh), wh)).To(Succeed())
+	wh.Spec.LinkSelector = &kurzv1alpha1.WebhookLinkSelector{Tags: []string{"promo"}}
+	g.Expect(k8sClient.Update(ctx, wh)).To(Succeed())
+
+	promo := newLink(ns, "promo", "go.test", "promo")
+	promo.Spec.Tags = []string{"promo"}
+	other := newLink(ns, "other", "go.test", "other")
+	for _, l := range []*kurzv1alpha1.Link{promo, other} {
+		g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
+	}
+	// The dispatcher's cache holds the Links and the edited Webhook.
+	g.Eventually(func(g Gomega) {
+		for _, l := range []*kurzv1alpha1.Link{promo, other} {
+			g.Expect(cached.Get(ctx, client.ObjectKeyFromObject(l), &kurzv1alpha1.Link{})).To(Succeed())
+		}
+		got := &kurzv1alpha1.Webhook{}
+		g.Expect(cached.Get(ctx, client.ObjectKeyFromObject(wh), got)).To(Succeed())
+		g.Expect(got.Spec.LinkSelector).NotTo(BeNil())
+	}, timeout, poll).Should(Succeed())
+	ref := func(l *kurzv1alpha1.Link) analytics.LinkRef {
+		return analytics.LinkRef{UID: string(l.UID), Namespace: ns, Name: l.Name, Domain: "go.test", Key: l.Spec.Key}
+	}
+	now := time.Now().UTC()
+	e := &analytics.Event{Link: ref(promo), Visitor: 0xfeedface, Device: analytics.DeviceMobile, OS: "iOS", Browser: "Safari",
+		Country: "DE", Referrer: "news.example", UTMSource: "newsletter", Clicks: 1}
+	for i := range 250 {
+		e.Time = now.Add(time.Duration(i) * time.Millisecond)
+		d.Clicked(e) // copied: e is reused
+		if i%25 == 0 {
+			d.Clicked(&analytics.Event{Time: now, Link: ref(other), Device: analytics.DeviceDesktop, Clicks: 1})
+		}
+	}
+	total := func(g Gomega) int {
+		n := 0
+		for _, r := range rc.requests() {
+			var b clickBody
+			g.Expect(json.Unmarshal(r.payload(g).Data, &b)).To(Succeed())
+			n += len(b.Clicks)
+		}
+		return n
+	}
+	g.Eventually(total, timeout, poll).Should(Equal(250))
+	reqs := rc.requests()
+	g.Expect(reqs).To(HaveLen(3), "100 + 100 + 50")
+	// Clicked copied each click: the reused Event's 250 times all arrive
+	// (a kept pointer would show its last time 250 times).
+	times := map[any]bool{}
+	for _, r := range reqs {
+		verify(g, secret, r)
+		p := r.payload(g)
+		g.Expect(p.Type).To(Equal("link.clicked"))
+		var b clickBody
+		g.Expect(json.Unmarshal(p.Data, &b)).To(Succeed())
+		g.Expect(len(b.Clicks)).To(BeNumerically("<=", 100))
+		for _, c := range b.Clicks {
+			g.Expect(c).To(HaveKeyWithValue("device", "mobile"))
+			g.Expect(c).To(HaveKeyWithValue("country", "DE"))
+			g.Expect(c).To(HaveKeyWithValue("referrer", "news.example"))
+			g.Expect(c).To(HaveKeyWithValue("utm_source", "newsletter"))
+			g.Expect(c).To(HaveKeyWithValue("utm_medium", BeNil()))
+			g.Expect(c["link"]).To(HaveKeyWithValue("id", string(promo.UID)))
+			g.Expect(c).To(HaveKeyWithValue("count", BeNumerically("==", 1)))
+			times[c["timestamp"]] = true
+			g.Expect(c).NotTo(HaveKey("ip"))
+			g.Expect(c).NotTo(HaveKey("visitor"))
+			g.Expect(string(r.body)).NotTo(ContainSubstring("feedface"))
+			g.Expect(string(r.body)).NotTo(ContainSubstring("4276993775"), "the visitor hash, in decimal")
+		}
+	}
+	g.Expect(times).To(HaveLen(250))
+	g.Expect(reqs[0].id).NotTo(Equal(reqs[1].id))
+}

@@ -341,8 +341,10 @@ analytics:
 		g.Expect(err).NotTo(HaveOccurred())
 		stored := dryRunApply(t, "links-prod", rendered)
 		_, c := managerContainer(t, stored["Deployment/kurz"])
-		g.Expect(c.Args).To(ContainElements("--analytics", "--analytics-store=$(KURZ_ANALYTICS_STORE)", "--analytics-retention=2160h",
+		g.Expect(c.Args).To(ContainElements("--analytics", "--analytics-retention=2160h",
 			"--geoip-database=/var/lib/kurz-geoip/GeoLite2-City.mmdb", "--analytics-otlp-endpoint=http://otel-collector.observability:4318"))
+		// The URL (with its password) comes from the env var, not argv.
+		g.Expect(c.Args).NotTo(ContainElement(HavePrefix("--analytics-store")))
 		g.Expect(secretRef(c, "KURZ_ANALYTICS_STORE")).To(Equal(&corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "analytics-db-app"}, Key: "uri"}))
 		g.Expect(secretRef(c, "OTEL_EXPORTER_OTLP_HEADERS")).To(Equal(&corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "otlp-auth"}, Key: "headers"}))
 		g.Expect(c.VolumeMounts).To(ContainElement(corev1.VolumeMount{Name: "geoip", MountPath: "/var/lib/kurz-geoip", ReadOnly: true}))

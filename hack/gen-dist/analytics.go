@@ -24,16 +24,16 @@ func lines(col int, ls ...string) string {
 }
 
 // analyticsArgs are the manager's analytics flags, at the args items'
-// column.
+// column. A PostgreSQL store is not among them: the manager reads its URL
+// from KURZ_ANALYTICS_STORE (analyticsEnv), so the password is in neither
+// the Pod spec's args nor the process's command line.
 func analyticsArgs(col int) string {
 	i := col + 2
 	return lines(i,
 		"{{- if .Values.analytics.enabled }}",
 		`{{- $store := include "kurz.analyticsStore" . }}`,
 		`- "--analytics"`,
-		`{{- if eq $store "postgres" }}`,
-		`- "--analytics-store=$(KURZ_ANALYTICS_STORE)"`,
-		`{{- else if eq $store "sqlite" }}`,
+		`{{- if eq $store "sqlite" }}`,
 		`- "--analytics-store=`+analyticsDir+`/analytics.db"`,
 		"{{- end }}",
 		"{{- with .Values.analytics.retention }}",

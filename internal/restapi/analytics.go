@@ -43,8 +43,9 @@ type analyticsLinkRef struct {
 	Key    string `json:"key"`
 }
 
-// errNoAnalytics is the answer without a store.
-var errNoAnalytics = newError(http.StatusServiceUnavailable, "Analytics are not enabled on this server (start it with --analytics and --analytics-store).")
+// errNoAnalytics is the answer without a store: analytics off, or only
+// exported over OTLP.
+var errNoAnalytics = newError(http.StatusServiceUnavailable, "No analytics store is configured on this server: analytics are off, or only exported (--analytics-otlp-endpoint); start it with --analytics-store to query them.")
 
 // linkFilterParams resolve to links; the rest go to analytics.ParseParams.
 var linkFilterParams = []string{"domain", "key", "tag"}

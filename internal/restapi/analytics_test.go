@@ -22,7 +22,7 @@ func TestAnalyticsWithoutStore(t *testing.T) {
 	for _, path := range []string{"/api/v1/links/" + id + "/analytics", "/api/v1/analytics?group_by=link"} {
 		r := w.viewer.do("GET", path, nil)
 		g.Expect(r.status).To(Equal(http.StatusServiceUnavailable), "%s", r)
-		g.Expect(r.body["message"]).To(ContainSubstring("--analytics"))
+		g.Expect(r.body["message"]).To(And(ContainSubstring("No analytics store is configured"), ContainSubstring("--analytics-store")))
 	}
 	other := newWorkspace(t)
 	r := other.viewer.do("GET", "/api/v1/links/"+id+"/analytics", nil)

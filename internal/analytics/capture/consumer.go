@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"sync"
 	"time"
 	"unsafe"
@@ -20,6 +21,13 @@ type Salts interface {
 	Salts() (generation uint64, salts []analytics.DaySalt)
 }
 
+// GeoIP gives a client address's country (ISO 3166-1 alpha-2) and city;
+// geoip.DB is one. Lookup is called on the consumer's goroutine while the
+// database may reload: it must be safe for that.
+type GeoIP interface {
+	Lookup(addr netip.Addr) (country, city string)
+}
+
 // internMax bounds the interned strings and the destinations' UTM cache:
 // a flood of distinct referrers costs at most this many entries, then the
 // maps start over.
@@ -34,8 +42,9 @@ type Consumer struct {
 	ring   *Ring
 	o      Options
 	salts  Salts
-	store  *StoreWriter // nil: no store, only sinks
+	store  *StoreWriter // nil: no store nor export, only sinks
 	sinks  []analytics.Sink
+	geo    GeoIP // nil: countries only from the trusted header
 	uac    *analytics.UAClassifier
 	ev     analytics.Event
 	strs   map[string]string
@@ -51,6 +60,17 @@ type Consumer struct {
 // New returns a consumer of ring's clicks writing to store (nil: none) and
 // handing every event to sinks too.
 func New(o Options, ring *Ring, salts Salts, store analytics.Writer, sinks ...analytics.Sink) (*Consumer, error) {
+	var outs []Output
+	if store != nil {
+		outs = append(outs, Output{Name: StoreOutput, W: store})
+	}
+	return NewWithOutputs(o, ring, salts, outs, sinks...)
+}
+
+// NewWithOutputs returns a consumer of ring's clicks whose events are
+// aggregated once and the batches written to every output (the store, an
+// OTLP exporter), each with its own queue, and handed to sinks too.
+func NewWithOutputs(o Options, ring *Ring, salts Salts, outs []Output, sinks ...analytics.Sink) (*Consumer, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -63,8 +83,8 @@ func New(o Options, ring *Ring, salts Salts, store analytics.Writer, sinks ...an
 		strs: map[string]string{}, utm: map[string]analytics.UTM{}, log: ctrl.Log.WithName("analytics"),
 		done: make(chan struct{}),
 	}
-	if store != nil {
-		c.store = NewStoreWriter(store, o, c.log)
+	if len(outs) > 0 {
+		c.store = NewWriter(o, c.log, outs...)
 		c.sinks = append(c.sinks, c.store)
 	}
 	c.sinks = append(c.sinks, sinks...)
@@ -76,11 +96,15 @@ func New(o Options, ring *Ring, salts Salts, store analytics.Writer, sinks ...an
 func (c *Consumer) Replay(ctx context.Context) error {
 	c.log = ctrl.LoggerFrom(ctx).WithName("analytics")
 	if c.store != nil {
-		c.store.log = c.log
+		c.store.setLogger(c.log)
 		c.store.Start()
 	}
 	return nil
 }
+
+// SetGeoIP makes the consumer look up the country of clicks the trusted
+// country header did not give; call it before Run.
+func (c *Consumer) SetGeoIP(g GeoIP) { c.geo = g }
 
 // Run drains the ring every DrainInterval and flushes the sinks at the end
 // of every FlushInterval (aligned: whole minutes) until ctx is done.
@@ -179,8 +203,14 @@ func (c *Consumer) enrich(k *Click) {
 	e.Referrer = c.intern(analytics.ReferrerHost(bytesString(k.Referer())))
 	utm := analytics.MergeUTM(bytesString(k.Query()), c.destUTM(dest))
 	e.UTMSource, e.UTMMedium, e.UTMCampaign = c.intern(utm.Source), c.intern(utm.Medium), c.intern(utm.Campaign)
+	// The trusted proxy's header wins over the file: it may know better
+	// (its own, fresher database, or the client behind another proxy).
 	if k.Country != [2]byte{} {
 		e.Country = c.intern(analytics.NormalizeCountry(bytesString(k.Country[:])))
+	}
+	if e.Country == "" && c.geo != nil && k.IP.IsValid() {
+		country, _ := c.geo.Lookup(k.IP)
+		e.Country = c.intern(analytics.NormalizeCountry(country))
 	}
 	for _, s := range c.sinks {
 		s.Clicked(e)

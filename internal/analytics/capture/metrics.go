@@ -24,7 +24,7 @@ var (
 	})
 	droppedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kurz_analytics_dropped_clicks_total",
-		Help: "Clicks whose analytics event was dropped, by reason (ring_full, queue_full, store_failed, stopped); the Link's click count is not affected.",
+		Help: "Clicks whose analytics event was dropped, by reason (ring_full, queue_full, store_failed, stopped; otlp_queue_full, otlp_failed, otlp_stopped for the OTLP export); the Link's click count is not affected.",
 	}, []string{"reason"})
 	rowsWritten = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "kurz_analytics_rows_written_total",
@@ -43,6 +43,18 @@ var (
 		Help:    "Time of one analytics batch write to the store.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 8), // 1 ms .. 16 s
 	})
+	exportedClicks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kurz_analytics_exported_clicks_total",
+		Help: "Clicks in the analytics batches an exporter (otlp) accepted.",
+	}, []string{"output"})
+	exportErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kurz_analytics_export_errors_total",
+		Help: "Failed analytics exports (each Write, after the exporter's own retries).",
+	}, []string{"output"})
+	geoipReloadErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "kurz_analytics_geoip_reload_errors_total",
+		Help: "Failed reloads of --geoip-database (the previous version keeps answering).",
+	})
 	ringFull  = droppedTotal.WithLabelValues(dropRingFull)
 	queueFull = droppedTotal.WithLabelValues(dropQueueFull)
 
@@ -53,6 +65,10 @@ var (
 // per process.
 func RegisterMetrics() {
 	registerOnce.Do(func() {
-		metrics.Registry.MustRegister(eventsTotal, droppedTotal, rowsWritten, clicksWritten, writeErrors, writeSeconds)
+		metrics.Registry.MustRegister(eventsTotal, droppedTotal, rowsWritten, clicksWritten, writeErrors, writeSeconds,
+			exportedClicks, exportErrors, geoipReloadErrors)
 	})
 }
+
+// GeoIPReloadFailed counts a failed reload of the GeoIP database.
+func GeoIPReloadFailed() { geoipReloadErrors.Inc() }

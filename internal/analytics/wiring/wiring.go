@@ -1,16 +1,20 @@
 // Package wiring puts click analytics together for one process: it opens
-// the store, runs the visitor salt keeper, the capture ring and its
-// consumer (handed to the redirect server as a click consumer), the
-// store's maintenance (rollups, retention, deleted links), and forgets the
-// analytics of deleted Links. The API server reads through the same
-// store.
+// the store (a SQLite file or PostgreSQL, --analytics-store or
+// KURZ_ANALYTICS_STORE), runs the visitor salt keeper, the capture ring and
+// its consumer (handed to the redirect server as a click consumer) writing
+// to the store and the OTLP export, each with its own queue, with countries
+// from the GeoIP file (reloaded), the store's maintenance (rollups,
+// retention, deleted links), and forgets the analytics of deleted Links.
+// The API server reads through the same store.
 package wiring
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -22,13 +26,17 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/analytics/capture"
+	"github.com/kurz-dev/kurz/internal/analytics/geoip"
+	"github.com/kurz-dev/kurz/internal/analytics/otlp"
+	"github.com/kurz-dev/kurz/internal/analytics/postgres"
 	"github.com/kurz-dev/kurz/internal/analytics/salt"
 	"github.com/kurz-dev/kurz/internal/analytics/sqlite"
 )
 
 // Analytics is what the roles of a process share.
 type Analytics struct {
-	// Store is read by the API server and written by Consumer.
+	// Store is read by the API server and written by Consumer; nil with
+	// only the OTLP export (the API answers 503).
 	Store analytics.Store
 	// Ring and Consumer are the capture (nil without the redirect role).
 	Ring     *capture.Ring
@@ -58,34 +66,31 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options, redirect bool, sink
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	so := o.SQLite
-	so.Path = o.Store
-	store, err := sqlite.Open(ctx, so)
-	if err != nil {
-		return nil, fmt.Errorf("analytics: %w", err)
+	log := ctrl.LoggerFrom(ctx).WithName("analytics")
+	a := &Analytics{CountryHeader: o.CountryHeader}
+	k := &keeper{}
+	if o.Store != "" {
+		store, err := openStore(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("analytics: %w", err)
+		}
+		log.Info("analytics store opened", "store", o.storeName())
+		a.Store, k.store = store, store
 	}
-	a := &Analytics{Store: store, CountryHeader: o.CountryHeader}
-	k := &keeper{store: store}
 	if redirect {
-		ns := o.SaltNamespace
-		if ns == "" {
-			if ns, err = podNamespace(); err != nil {
-				_ = store.Close()
-				return nil, err
-			}
-		}
-		a.Salts = salt.NewKeeper(mgr.GetAPIReader(), mgr.GetClient(), ns)
-		co := o.Capture
-		co.WriterID = writerID()
-		a.Ring = capture.NewRing(co.RingSize)
-		if a.Consumer, err = capture.New(co, a.Ring, a.Salts, store, sinks...); err != nil {
-			_ = store.Close()
+		if err := setupCapture(mgr, o, a, k, sinks); err != nil {
+			_ = k.close()
 			return nil, err
 		}
-		k.consumer = a.Consumer
-		if err := mgr.Add(a.Salts); err != nil {
-			return nil, err
-		}
+	} else if k.store == nil {
+		return a, nil // export only, and no capture here: nothing to do
+	}
+	if err := mgr.Add(k); err != nil {
+		_ = k.close()
+		return nil, err
+	}
+	if k.store == nil {
+		return a, nil
 	}
 	links, err := mgr.GetCache().GetInformer(ctx, &kurzv1alpha1.Link{})
 	if err != nil {
@@ -94,7 +99,108 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options, redirect bool, sink
 	if _, err := links.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: k.deleted}); err != nil {
 		return nil, fmt.Errorf("analytics: Link informer: %w", err)
 	}
-	return a, mgr.Add(k)
+	return a, nil
+}
+
+// setupCapture builds the redirect's capture: the salt keeper, the ring,
+// the consumer writing to the store and the OTLP export, and the GeoIP
+// database it looks countries up in.
+func setupCapture(mgr ctrl.Manager, o Options, a *Analytics, k *keeper, sinks []analytics.Sink) error {
+	ns := o.SaltNamespace
+	if ns == "" {
+		var err error
+		if ns, err = podNamespace(); err != nil {
+			return err
+		}
+	}
+	a.Salts = salt.NewKeeper(mgr.GetAPIReader(), mgr.GetClient(), ns)
+	a.Ring = capture.NewRing(o.Capture.RingSize)
+	c, geo, err := newConsumer(o, a.Ring, a.Salts, k, sinks)
+	if err != nil {
+		return err
+	}
+	a.Consumer, k.consumer = c, c
+	if geo != nil {
+		if err := mgr.Add(&geoReloader{db: geo, every: o.GeoIP.ReloadInterval}); err != nil {
+			return err
+		}
+	}
+	return mgr.Add(a.Salts)
+}
+
+// newConsumer is the capture's consumer of ring: aggregated batches to
+// the store (k.store) and the OTLP export (k.export is set to close it),
+// countries looked up in the GeoIP file (returned, for its reloads).
+func newConsumer(o Options, ring *capture.Ring, salts capture.Salts, k *keeper, sinks []analytics.Sink) (*capture.Consumer, *geoip.DB, error) {
+	co := o.Capture
+	co.WriterID = writerID()
+	var outs []capture.Output
+	if k.store != nil {
+		outs = append(outs, capture.Output{Name: capture.StoreOutput, W: k.store})
+	}
+	if o.OTLP.Endpoint != "" {
+		oo := o.OTLP
+		if err := oo.HeadersFromEnv(); err != nil {
+			return nil, nil, err
+		}
+		x, err := otlp.New(oo)
+		if err != nil {
+			return nil, nil, fmt.Errorf("analytics: %w", err)
+		}
+		k.export = x
+		// One try: a collector cannot tell a batch it got twice; the
+		// exporter retries each request itself within the timeout, which
+		// ends before the next minute's batch is queued.
+		outs = append(outs, capture.Output{Name: "otlp", W: x, Attempts: 1, Timeout: co.FlushInterval})
+	}
+	var geo *geoip.DB
+	if o.GeoIP.Database != "" {
+		var err error
+		if geo, err = geoip.Open(o.GeoIP.Database); err != nil {
+			return nil, nil, fmt.Errorf("analytics: %w", err)
+		}
+	}
+	c, err := capture.NewWithOutputs(co, ring, salts, outs, sinks...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if geo != nil {
+		c.SetGeoIP(geo)
+	}
+	return c, geo, nil
+}
+
+// geoReloader reloads the GeoIP file when it changes, on every replica.
+type geoReloader struct {
+	db    *geoip.DB
+	every time.Duration
+}
+
+func (*geoReloader) NeedLeaderElection() bool { return false }
+
+func (r *geoReloader) Start(ctx context.Context) error {
+	log := ctrl.LoggerFrom(ctx).WithName("analytics")
+	r.db.Run(ctx, r.every, func(err error) {
+		if err != nil {
+			// The path and the parser's complaint: no secret in either.
+			capture.GeoIPReloadFailed()
+			log.Error(err, "GeoIP database not reloaded; the previous version keeps answering")
+			return
+		}
+		log.Info("GeoIP database reloaded")
+	})
+	return nil
+}
+
+// openStore opens the PostgreSQL store for a postgres:// URL, else the
+// SQLite file. Its errors never hold the URL's password.
+func openStore(ctx context.Context, o Options) (analytics.Store, error) {
+	if postgres.IsURL(o.Store) {
+		return postgres.Open(ctx, o.postgresOptions())
+	}
+	so := o.SQLite
+	so.Path = o.Store
+	return sqlite.Open(ctx, so)
 }
 
 // keeper is the store's upkeep on every process that has it: deleted
@@ -102,7 +208,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options, redirect bool, sink
 // Maintain runs hourly, and the store is closed once the capture's last
 // batch is written.
 type keeper struct {
-	store    analytics.Store
+	store    analytics.Store // nil: export only
+	export   io.Closer       // the OTLP exporter, nil without
 	consumer *capture.Consumer
 
 	mu   sync.Mutex
@@ -133,7 +240,7 @@ func (k *keeper) forget(ctx context.Context) error {
 	uids := k.gone
 	k.gone = nil
 	k.mu.Unlock()
-	if len(uids) == 0 {
+	if len(uids) == 0 || k.store == nil {
 		return nil
 	}
 	if err := k.store.Forget(ctx, time.Now(), uids...); err != nil {
@@ -163,12 +270,15 @@ func (k *keeper) Start(ctx context.Context) error {
 				}
 			}
 			_ = k.forget(context.Background())
-			return k.store.Close()
+			return k.close()
 		case <-forget.C:
 			if err := k.forget(ctx); err != nil {
 				log.Error(err, "analytics: deleted links not marked yet")
 			}
 		case <-maintain.C:
+			if k.store == nil {
+				continue
+			}
 			start := time.Now()
 			if err := k.store.Maintain(ctx, start); err != nil {
 				log.Error(err, "analytics maintenance failed")
@@ -178,6 +288,18 @@ func (k *keeper) Start(ctx context.Context) error {
 			maintain.Reset(maintainEvery)
 		}
 	}
+}
+
+// close closes the store and the exporter.
+func (k *keeper) close() error {
+	var errs []error
+	if k.store != nil {
+		errs = append(errs, k.store.Close())
+	}
+	if k.export != nil {
+		errs = append(errs, k.export.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // writerID names this process's batches: the pod and a random suffix.

@@ -1,0 +1,153 @@
+package wiring
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
+	common "go.opentelemetry.io/proto/otlp/common/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/otlp"
+)
+
+// collector is an OTLP/HTTP logs endpoint decoding every request; with
+// block set it holds each request until the test ends (a stalled collector).
+type collector struct {
+	mu      sync.Mutex
+	records []map[string]any
+	auth    []string
+	block   chan struct{}
+}
+
+func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if c.block != nil {
+		select {
+		case <-c.block:
+		case <-r.Context().Done():
+		}
+		http.Error(w, "stalled", http.StatusServiceUnavailable)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var req collogs.ExportLogsServiceRequest
+	if r.URL.Path != "/v1/logs" || r.Header.Get("Content-Type") != "application/x-protobuf" || proto.Unmarshal(body, &req) != nil {
+		http.Error(w, "not an OTLP/HTTP protobuf logs request", http.StatusBadRequest)
+		return
+	}
+	c.mu.Lock()
+	c.auth = append(c.auth, r.Header.Get("Authorization"))
+	for _, rl := range req.GetResourceLogs() {
+		for _, sl := range rl.GetScopeLogs() {
+			for _, lr := range sl.GetLogRecords() {
+				c.records = append(c.records, attrMap(lr.GetAttributes()))
+			}
+		}
+	}
+	c.mu.Unlock()
+	out, _ := proto.Marshal(&collogs.ExportLogsServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+func (c *collector) got() []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]map[string]any(nil), c.records...)
+}
+
+func attrMap(kvs []*common.KeyValue) map[string]any {
+	m := map[string]any{}
+	for _, kv := range kvs {
+		switch v := kv.GetValue().GetValue().(type) {
+		case *common.AnyValue_StringValue:
+			m[kv.GetKey()] = v.StringValue
+		case *common.AnyValue_IntValue:
+			m[kv.GetKey()] = v.IntValue
+		}
+	}
+	return m
+}
+
+// OTLP alone (no store): the capture's consumer enriches the clicks, sums
+// a minute's identical ones and exports each row as a log record with the
+// click's attributes, with the headers from OTEL_EXPORTER_OTLP_HEADERS.
+func TestOTLPExportEndToEnd(t *testing.T) {
+	g := NewWithT(t)
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	t.Setenv(otlp.HeadersEnv, "Authorization=Bearer%20t0ken")
+	o := testOptions("")
+	o.OTLP.Endpoint = srv.URL
+	s := newStack(t, o)
+	g.Expect(s.k.store).To(BeNil(), "no store: the API answers 503")
+	g.Expect(s.k.export).NotTo(BeNil())
+	link := &testLink{analytics.LinkRef{UID: "uid-o", Namespace: "mkt", Name: "launch", Domain: "go.example", Key: "launch"}}
+	for range 3 {
+		g.Expect(s.click(link, "192.0.2.1", "fr", "https://news.example.org/a?b=c")).To(BeTrue())
+	}
+	g.Expect(s.click(link, "192.0.2.2", "", "")).To(BeTrue())
+	g.Expect(s.c.Finish(context.Background())).To(Succeed())
+
+	recs := col.got()
+	g.Expect(recs).To(HaveLen(2), "two distinct rows: the three identical clicks are one")
+	var clicks int64
+	for _, r := range recs {
+		g.Expect(r).To(HaveKeyWithValue("kurz.link.uid", "uid-o"))
+		g.Expect(r).To(HaveKeyWithValue("kurz.link.namespace", "mkt"))
+		g.Expect(r).To(HaveKeyWithValue("kurz.link.key", "launch"))
+		g.Expect(r).To(HaveKeyWithValue("kurz.utm_source", "newsletter"))
+		g.Expect(r).To(HaveKeyWithValue("kurz.browser", "Chrome"))
+		g.Expect(r).To(HaveKey("kurz.visitor"))
+		clicks += r["kurz.clicks"].(int64)
+	}
+	g.Expect(clicks).To(Equal(int64(4)))
+	g.Expect(recs).To(ContainElement(And(HaveKeyWithValue("kurz.clicks", int64(3)),
+		HaveKeyWithValue("kurz.country", "FR"), HaveKeyWithValue("kurz.referrer", "news.example.org"))))
+	g.Expect(col.auth).To(HaveEach("Bearer t0ken"))
+}
+
+// A stalled collector alongside a store: the store gets every batch; the
+// export's requests time out (within the flush interval) or its own queue
+// fills, and its batches are dropped and counted as otlp_*; the consumer
+// never waits.
+func TestStalledCollectorDoesNotSlowTheStore(t *testing.T) {
+	g := NewWithT(t)
+	col := &collector{block: make(chan struct{})}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	defer close(col.block)
+	o := testOptions(filepath.Join(t.TempDir(), "analytics.db"))
+	o.OTLP.Endpoint, o.OTLP.Timeout, o.OTLP.Attempts = srv.URL, time.Minute, 1
+	s := newStack(t, o)
+	s.run(t)
+	link := &testLink{analytics.LinkRef{UID: "uid-s", Namespace: "ops", Name: "s", Domain: "go.example", Key: "s"}}
+	otlpDropped := func() float64 {
+		return metricSum(g, "kurz_analytics_dropped_clicks_total", map[string]string{"reason": "otlp_queue_full"}) +
+			metricSum(g, "kurz_analytics_dropped_clicks_total", map[string]string{"reason": "otlp_failed"})
+	}
+	storeDropped := func() float64 {
+		return metricSum(g, "kurz_analytics_dropped_clicks_total", map[string]string{"reason": "queue_full"})
+	}
+	before, storeBefore := otlpDropped(), storeDropped()
+	sent := int64(0)
+	g.Eventually(func() float64 {
+		g.Expect(s.click(link, "192.0.2.3", "", "")).To(BeTrue())
+		sent++
+		return otlpDropped() - before
+	}).WithTimeout(30*time.Second).WithPolling(20*time.Millisecond).Should(BeNumerically(">", 0), "each request ends within the flush interval, or the queue is full: drops")
+	g.Eventually(func() (int64, error) {
+		got, err := clicksByLink(context.Background(), s.k.store, "ops")
+		return got["uid-s"], err
+	}).WithTimeout(10*time.Second).Should(Equal(sent), "the store took every click meanwhile")
+	g.Expect(storeDropped() - storeBefore).To(BeZero())
+}

@@ -121,6 +121,17 @@ func Setup(mgr ctrl.Manager, o Options) (*Dispatcher, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The delete handler is added before the cache starts, not in Start:
+	// runnables start after the caches synced, and a standby whose
+	// handler came later would miss the deletes in between, which it must
+	// resend should it come to lead (TestLeaderChange).
+	linkInf, err := mgr.GetCache().GetInformer(context.Background(), &kurzv1alpha1.Link{}, cache.BlockUntilSynced(false))
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: Link informer: %w", err)
+	}
+	if _, err := linkInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: d.linkDeleted}); err != nil {
+		return nil, fmt.Errorf("webhooks: Link informer: %w", err)
+	}
 	return d, mgr.Add(d)
 }
 
@@ -172,14 +183,6 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("webhooks: Webhook informer: %w", err)
 	}
-	linkInf, err := d.cache.GetInformer(ctx, &kurzv1alpha1.Link{})
-	if err != nil {
-		return fmt.Errorf("webhooks: Link informer: %w", err)
-	}
-	linkReg, err := linkInf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: d.linkDeleted})
-	if err != nil {
-		return fmt.Errorf("webhooks: Link informer: %w", err)
-	}
 	var wg sync.WaitGroup
 	for _, loop := range []func(context.Context){d.routeChanges, d.batchClicks, d.writeFigures} {
 		wg.Go(func() { loop(ctx) })
@@ -187,7 +190,6 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 	log.Info("delivering webhooks", "allowLoopback", d.o.AllowLoopback, "allowClusterServices", d.o.AllowClusterServices)
 	<-ctx.Done()
 	_ = inf.RemoveEventHandler(reg)
-	_ = linkInf.RemoveEventHandler(linkReg)
 	wg.Wait()
 	d.mu.Lock()
 	senders := d.senders

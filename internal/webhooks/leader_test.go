@@ -64,6 +64,11 @@ func TestLeaderChange(t *testing.T) {
 	}
 	for _, l := range queued {
 		linkObserved(g, l) // A reconciled it: its link.created is in A's queue
+		// B's informer holds it too, so B sees its delete below (on a
+		// loaded machine B's first list can come after the deletes).
+		g.Eventually(func() error {
+			return b.m.GetCache().Get(ctx, client.ObjectKeyFromObject(l), &kurzv1alpha1.Link{})
+		}, timeout, poll).Should(Succeed())
 	}
 	for _, l := range queued[:3] {
 		g.Expect(k8sClient.Delete(ctx, l)).To(Succeed())
@@ -72,6 +77,9 @@ func TestLeaderChange(t *testing.T) {
 	for _, l := range queued[:3] {
 		g.Eventually(func() bool {
 			return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(l), &kurzv1alpha1.Link{}))
+		}, timeout, poll).Should(BeTrue())
+		g.Eventually(func() bool { // and B's informer saw the delete
+			return apierrors.IsNotFound(b.m.GetCache().Get(ctx, client.ObjectKeyFromObject(l), &kurzv1alpha1.Link{}))
 		}, timeout, poll).Should(BeTrue())
 	}
 	beforeStop := len(rc.requests())

@@ -138,6 +138,22 @@ func TestConsoleAnalytics(t *testing.T) {
 		waitTrue(`[...document.querySelectorAll('[data-test=chart] rect.bar')].filter(r => r.dataset.clicks !== '0').length === 1`),
 	)
 
+	// A custom range: the one day 49 hours ago, in the browser's zone.
+	day := `(() => { const d = new Date(Date.now() - 49 * 3600e3); return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0') })()`
+	run(t, ctx, "a custom range",
+		chromedp.Click(chromedp.CSS(`[data-test=range-custom]`)),
+		chromedp.Evaluate[chromedp.Void](`(() => { document.getElementById('range-start').value = `+day+`; document.getElementById('range-end').value = `+day+`; return true })()`),
+		chromedp.Click(chromedp.CSS(`[data-test=range-apply]`)),
+		waitTrue(`location.hash.includes('start=')`),
+		waitTrue(`document.querySelector('[data-test=total-clicks]')?.textContent === '3'`),
+		waitTrue(`document.querySelector('[data-test=range-custom]').checked`),
+	)
+	run(t, ctx, "back to 24 hours",
+		chromedp.Click(chromedp.CSS(`[data-test=range-24h]`)),
+		waitTrue(`location.hash.endsWith('interval=24h')`),
+		waitTrue(`document.querySelector('[data-test=total-clicks]')?.textContent === '2'`),
+	)
+
 	// The CSV, fetched with the token and saved from a blob: URL.
 	progress := chromedp.Events(ctx, browser.DownloadProgress)
 	run(t, ctx, "download the CSV",

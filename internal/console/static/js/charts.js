@@ -48,7 +48,10 @@ export function timeChart(answer, title) {
   const end = new Date(answer.end);
   let start = answer.start ? new Date(answer.start) : null;
   if (!start) start = rows.length ? rows[0].t : new Date(end.getTime() - 86400e3);
-  const span = Math.max(end.getTime() - start.getTime(), 1);
+  // The axis runs to the last bucket's end, so that the current (partial)
+  // bucket is as wide as the others.
+  const axisEnd = rows.length ? new Date(Math.max(end.getTime(), bucketEnd(rows[rows.length - 1].t, answer.granularity).getTime())) : end;
+  const span = Math.max(axisEnd.getTime() - start.getTime(), 1);
   const max = Math.max(1, ...rows.map((r) => r.clicks));
   const plotW = W - left - right; const plotH = H - top - bottom;
   const x = (t) => left + ((t.getTime() - start.getTime()) / span) * plotW;

@@ -192,6 +192,18 @@ func TestConsoleAnalytics(t *testing.T) {
 	g.Expect(idle).To(HaveLen(1))
 	g.Expect(idle).To(HaveKeyWithValue("cold", ContainSubstring("never clicked")))
 	look(t, ctx, "workspace-analytics")
+
+	// At a phone's width the link's page still fits: nothing wider than
+	// the screen.
+	var overflow bool
+	run(t, ctx, "the link's page on a phone",
+		chromedp.EmulateViewport(360, 800),
+		chromedp.Navigate(analyticsURL+"/console/#/links/"+aID+"/view"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-test=chart]`)),
+		into(chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`), &overflow),
+	)
+	g.Expect(overflow).To(BeFalse(), "the page scrolls sideways at 360 px")
+	look(t, ctx, "link-analytics-phone")
 }
 
 // setLinkStatus changes the status of w's link id, as the controllers

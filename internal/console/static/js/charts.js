@@ -43,7 +43,10 @@ export function bucketLabel(key, granularity) {
 // and stay empty on the axis. A table of the same numbers follows for
 // screen readers and for reading exact values.
 export function timeChart(answer, title) {
-  const W = 720; const H = 220; const left = 44; const right = 8; const top = 10; const bottom = 28;
+  // As wide as the page when drawn (at most 720), so that the axis text
+  // keeps its size on a phone rather than shrinking with the chart.
+  const main = document.getElementById('main');
+  const W = Math.round(Math.max(280, Math.min(720, main ? main.clientWidth - 32 : 720))); const H = 220; const left = 44; const right = 8; const top = 10; const bottom = 28;
   const rows = answer.data.map((r) => ({ ...r, t: new Date(r.key) }));
   const end = new Date(answer.end);
   let start = answer.start ? new Date(answer.start) : null;

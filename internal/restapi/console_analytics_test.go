@@ -136,6 +136,9 @@ func TestConsoleAnalytics(t *testing.T) {
 		waitTrue(`location.hash.endsWith('interval=24h')`),
 		waitTrue(`document.querySelector('[data-test=total-clicks]')?.textContent === '2'`),
 		waitTrue(`[...document.querySelectorAll('[data-test=chart] rect.bar')].filter(r => r.dataset.clicks !== '0').length === 1`),
+		// The page was drawn again; the focus is back on the radio (arrow
+		// keys keep moving through the ranges).
+		waitTrue(`document.activeElement && document.activeElement.dataset.test === 'range-24h'`),
 	)
 
 	// A custom range: the one day 49 hours ago, in the browser's zone.

@@ -42,6 +42,18 @@ function apiRange(r) {
   return { start: localDay(r.start).toISOString(), end: localDay(r.end, 1).toISOString(), timezone: tz };
 }
 
+// focusAfter names the range control that changed the range: the page is
+// drawn again for the new range, and the focus goes back to it (arrow keys
+// move through the radios, each one a new range) instead of the title.
+let focusAfter = null;
+
+// restoreFocus focuses that control once the section is in the page.
+export function restoreFocus() {
+  const el = focusAfter && document.querySelector(`[data-test=${focusAfter}]`);
+  focusAfter = null;
+  if (el) el.focus();
+}
+
 function rangeForm(r, hashBase, ctx) {
   const chosen = r.interval || 'custom';
   const radios = [...intervals, ['custom', 'Custom']].map(([v, text]) => h('label', { class: 'choice' },
@@ -58,6 +70,7 @@ function rangeForm(r, hashBase, ctx) {
   const apply = (e) => {
     if (e) e.preventDefault();
     const v = new FormData(form).get('interval');
+    focusAfter = e && e.type === 'submit' ? 'range-apply' : `range-${v}`;
     if (v !== 'custom') { ctx.go(`${hashBase}${query({ interval: v })}`); return; }
     if (!start.value || !end.value || start.value > end.value) {
       announce('Choose a start date on or before the end date.', 'error');

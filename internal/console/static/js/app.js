@@ -109,7 +109,9 @@ async function route() {
   const title = main.querySelector('h1');
   if (title) {
     document.title = `${title.textContent} · kurz`;
-    title.focus();
+    // A page that put the focus somewhere keeps it there (the analytics'
+    // range controls); otherwise the title gets it.
+    if (!main.contains(document.activeElement) || document.activeElement === main) title.focus();
   }
 }
 

@@ -37,6 +37,7 @@ func TestConsoleAnalyticsOff(t *testing.T) {
 	signIn(t, ctx, w.viewer.token)
 
 	var state, reason, advice, off, fields string
+	var edits int
 	run(t, ctx, "the link's page",
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-key=off] [data-test=view]`)),
 		chromedp.Click(chromedp.CSS(`tr[data-key=off] [data-test=view]`)),
@@ -46,7 +47,9 @@ func TestConsoleAnalyticsOff(t *testing.T) {
 		into(chromedp.Text(chromedp.CSS(`[data-test=state-advice]`)), &advice),
 		into(chromedp.Text(chromedp.CSS(`[data-test=analytics-off]`)), &off),
 		into(chromedp.Text(chromedp.CSS(`[data-test=link-fields]`)), &fields),
+		into(chromedp.Evaluate[int](`document.querySelectorAll('[data-test=edit]').length`), &edits),
 	)
+	g.Expect(edits).To(BeZero(), "a viewer's link page has no Edit")
 	g.Expect(state).To(Equal("Key conflict"))
 	g.Expect(reason).To(Equal("key off is held by link older"))
 	g.Expect(advice).To(ContainSubstring("Change the key"))

@@ -18,4 +18,9 @@
 //     style), images from itself and blob: (QR codes fetched with the
 //     token), no frames, no form posts elsewhere. The scripts build the
 //     page with textContent only, so markup in a link or tag shows as text.
+//   - Charts (js/charts.js) are SVG built with createElementNS, no chart
+//     library: a bar chart and bar lists are small, need no vendored code,
+//     and keep to the same policy (bar widths go through the CSSOM, which
+//     the policy allows; style attributes it forbids). CSV downloads are
+//     fetched with the token and saved from a blob: URL.
 package console

@@ -9,10 +9,11 @@ import (
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
-// Without an analytics store (this suite's server) the analytics endpoints
-// answer 503 saying so; a link of another workspace is 404 first, as every
-// link route answers it. (The answers with a store: test/e2e's
-// TestAnalytics on a real kurz dev.)
+// Without an analytics store (this suite's baseURL server) the analytics
+// endpoints answer 503 saying so; a link of another workspace is 404 first,
+// as every link route answers it. (The answers with a store: test/e2e's
+// TestAnalytics on a real kurz dev, and the console's TestConsoleAnalytics
+// on analyticsURL.)
 func TestAnalyticsWithoutStore(t *testing.T) {
 	testenv.Need(t)
 	g := NewWithT(t)

@@ -151,8 +151,14 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // signIn opens the console and signs in with token.
 func signIn(t *testing.T, ctx context.Context, token string) {
 	t.Helper()
+	signInAt(t, ctx, baseURL, token)
+}
+
+// signInAt opens the console of the server at base and signs in.
+func signInAt(t *testing.T, ctx context.Context, base, token string) {
+	t.Helper()
 	run(t, ctx, "sign in",
-		chromedp.Navigate(baseURL+"/console/"),
+		chromedp.Navigate(base+"/console/"),
 		chromedp.WaitVisible(chromedp.CSS(`#token`)),
 		chromedp.SetValue(chromedp.CSS(`#token`), token),
 		chromedp.Click(chromedp.CSS(`form[data-test=signin] button[type=submit]`)),

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/kurz-dev/kurz/internal/analytics/sqlite"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
@@ -45,6 +47,12 @@ var (
 	// address, and 127.0.0.1 as a trusted proxy (tests name their client
 	// address in X-Forwarded-For).
 	baseURL, limitedURL string
+	// analyticsURL is a third server on the same manager with analyticsStore
+	// (SQLite in a temporary directory) answering its analytics endpoints;
+	// baseURL and limitedURL have none (503). Tests write known batches to
+	// the store, each for its own workspace's links.
+	analyticsURL   string
+	analyticsStore *sqlite.Store
 	// tokenReviews counts the TokenReviews both servers send.
 	tokenReviews = &reviewCounter{counts: map[string]int{}}
 )
@@ -122,6 +130,11 @@ func setupSuite(e *testenv.Env) error {
 		return err
 	}
 
+	if err := setupAnalyticsServer(ctx, mgr, e); err != nil {
+		cancel()
+		return err
+	}
+
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	e.OnStop(func() {
@@ -133,7 +146,41 @@ func setupSuite(e *testenv.Env) error {
 	if err := waitForServer(baseURL, done); err != nil {
 		return err
 	}
-	return waitForServer(limitedURL, done)
+	if err := waitForServer(limitedURL, done); err != nil {
+		return err
+	}
+	return waitForServer(analyticsURL, done)
+}
+
+// setupAnalyticsServer opens analyticsStore in a temporary directory and
+// adds the API server at analyticsURL that answers analytics from it.
+func setupAnalyticsServer(ctx context.Context, mgr ctrl.Manager, e *testenv.Env) error {
+	dir, err := os.MkdirTemp("", "kurz-restapi-analytics-")
+	if err != nil {
+		return err
+	}
+	so := sqlite.DefaultOptions()
+	so.Path = filepath.Join(dir, "analytics.db")
+	store, err := sqlite.Open(ctx, so)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return err
+	}
+	e.OnStop(func() {
+		_ = store.Close()
+		_ = os.RemoveAll(dir)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	analyticsURL, analyticsStore = "http://"+ln.Addr().String(), store
+	o := DefaultOptions()
+	o.Listener = ln
+	o.RateLimit = 0
+	o.UnauthenticatedRateLimit = 0
+	o.Analytics = store
+	return Setup(mgr, o)
 }
 
 // waitForServer waits until the API answers (the manager serves it once

@@ -22,9 +22,10 @@ let unauthenticated = () => {};
 export function onUnauthenticated(f) { unauthenticated = f; }
 
 // call sends a request; body is sent as JSON. It answers the decoded JSON,
-// or a Blob when asked (blob: true).
+// or a Blob when asked (blob: true; accept names the type wanted, e.g.
+// text/csv).
 export async function call(method, path, body, opts = {}) {
-  const headers = { Accept: opts.blob ? '*/*' : 'application/json' };
+  const headers = { Accept: opts.accept || (opts.blob ? '*/*' : 'application/json') };
   const t = token();
   if (t) headers.Authorization = `Bearer ${t}`;
   let payload;

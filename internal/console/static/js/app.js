@@ -7,6 +7,8 @@ import { h, replace, announce } from './dom.js';
 import { linksPage } from './links.js';
 import { linkFormPage } from './linkform.js';
 import { domainsPage } from './domains.js';
+import { linkPage } from './linkpage.js';
+import { workspacePage } from './workspace.js';
 import { signInPage } from './signin.js';
 
 const session = { me: null };
@@ -43,7 +45,7 @@ function renderNav(current) {
     return;
   }
   const item = (hash, label, name) => h('a', { href: hash, 'aria-current': current === name ? 'page' : null }, label);
-  replace(nav, item('#/links', 'Links', 'links'), item('#/domains', 'Domains', 'domains'));
+  replace(nav, item('#/links', 'Links', 'links'), item('#/analytics', 'Analytics', 'analytics'), item('#/domains', 'Domains', 'domains'));
   const readOnly = !ctx.can('links', 'create') && !ctx.can('links', 'update') && !ctx.can('links', 'delete');
   replace(who,
     h('span', { 'data-test': 'workspace' }, `Workspace ${session.me.workspace_name}`),
@@ -80,6 +82,12 @@ async function route() {
     if (path === '/domains') {
       renderNav('domains');
       await domainsPage(main, ctx);
+    } else if (path === '/analytics') {
+      renderNav('analytics');
+      await workspacePage(main, ctx, params);
+    } else if ((m = path.match(/^\/links\/([0-9a-fA-F-]{36})\/view$/))) {
+      renderNav('links');
+      await linkPage(main, ctx, m[1], params);
     } else if (path === '/links/new') {
       renderNav('links');
       await linkFormPage(main, ctx, null);
@@ -101,7 +109,9 @@ async function route() {
   const title = main.querySelector('h1');
   if (title) {
     document.title = `${title.textContent} · kurz`;
-    title.focus();
+    // A page that put the focus somewhere keeps it there (the analytics'
+    // range controls); otherwise the title gets it.
+    if (!main.contains(document.activeElement) || document.activeElement === main) title.focus();
   }
 }
 

@@ -121,6 +121,7 @@ function bulkBar(ctx) {
 function linkRow(l, ctx, selecting) {
   const st = linkStates[l.state] || linkStates.pending;
   const actions = [
+    h('a', { class: 'button', href: `#/links/${l.id}/view`, 'data-test': 'view', 'aria-label': `Details and analytics of ${l.link}` }, 'Details'),
     h('button', { type: 'button', 'data-test': 'copy', 'aria-label': `Copy ${l.link}`, onclick: () => copyText(l.link, 'short link') }, 'Copy'),
     h('button', { type: 'button', 'data-test': 'qr', 'aria-label': `QR code of ${l.link}`, onclick: () => qrDialog(l) }, 'QR'),
   ];

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"time"
+
+	"github.com/kurz-dev/kurz/internal/analytics/sqlplan"
 )
 
 // Options configure a Store. Start from DefaultOptions.
@@ -69,15 +71,7 @@ func (o Options) Validate() error {
 	if o.URL == "" {
 		errs = append(errs, errors.New("analytics store: the PostgreSQL URL is empty"))
 	}
-	if o.Retention < 48*time.Hour {
-		errs = append(errs, fmt.Errorf("--analytics-retention %s: at least 48h (the rollups are computed from raw events of closed days)", o.Retention))
-	}
-	if o.RollupRetention < o.Retention {
-		errs = append(errs, fmt.Errorf("--analytics-rollup-retention %s: at least --analytics-retention (%s)", o.RollupRetention, o.Retention))
-	}
-	if o.DeleteGrace < 0 {
-		errs = append(errs, fmt.Errorf("--analytics-delete-grace %s: negative", o.DeleteGrace))
-	}
+	errs = append(errs, sqlplan.CheckRetention(o.Retention, o.RollupRetention, o.DeleteGrace)...)
 	if o.DetailThreshold < 1 {
 		errs = append(errs, fmt.Errorf("analytics store: detail threshold %d below 1", o.DetailThreshold))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/analytics/sqlplan"
 	"github.com/kurz-dev/kurz/internal/flagbind"
 )
 
@@ -62,15 +63,7 @@ func (o Options) Validate() error {
 	if o.Path == "" {
 		errs = append(errs, errors.New("analytics store: path is empty"))
 	}
-	if o.Retention < 48*time.Hour {
-		errs = append(errs, fmt.Errorf("--analytics-retention %s: at least 48h (the rollups are computed from raw events of closed days)", o.Retention))
-	}
-	if o.RollupRetention < o.Retention {
-		errs = append(errs, fmt.Errorf("--analytics-rollup-retention %s: at least --analytics-retention (%s)", o.RollupRetention, o.Retention))
-	}
-	if o.DeleteGrace < 0 {
-		errs = append(errs, fmt.Errorf("--analytics-delete-grace %s: negative", o.DeleteGrace))
-	}
+	errs = append(errs, sqlplan.CheckRetention(o.Retention, o.RollupRetention, o.DeleteGrace)...)
 	if o.DetailThreshold < 1 {
 		errs = append(errs, fmt.Errorf("analytics store: detail threshold %d below 1", o.DetailThreshold))
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/freeport"
 	"github.com/kurz-dev/kurz/internal/procstop"
 )
 
@@ -31,7 +31,7 @@ type dev struct {
 func startDev(ctx context.Context, kurz, dir string, extra ...string) (*dev, error) {
 	var addrs [2]string
 	for i := range addrs {
-		a, err := freeAddr()
+		a, err := freeport.Addr()
 		if err != nil {
 			return nil, err
 		}
@@ -94,15 +94,6 @@ func (d *dev) client(ctx context.Context) apiClient {
 
 // stop ends kurz dev (SIGTERM, then SIGKILL after a minute).
 func (d *dev) stop() { _, _ = procstop.Stop(d.cmd.Process, d.done, time.Minute) }
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String(), nil
-}
 
 func numCPU() int { return runtime.NumCPU() }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/freeport"
 	"github.com/kurz-dev/kurz/internal/procstop"
 )
 
@@ -27,21 +27,12 @@ type managerProc struct {
 	done                         chan struct{}
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String(), nil
-}
-
 // startManager starts kurz manager with every role against the control
 // plane of kubeconfig, its output in logPath.
 func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
 	m := &managerProc{done: make(chan struct{})}
 	for _, p := range []*string{&m.api, &m.redirect, &m.health, &m.pprof, &m.metrics} {
-		a, err := freeAddr()
+		a, err := freeport.Addr()
 		if err != nil {
 			return nil, err
 		}

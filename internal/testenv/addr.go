@@ -1,18 +1,19 @@
 package testenv
 
 import (
-	"net"
 	"testing"
+
+	"github.com/kurz-dev/kurz/internal/freeport"
 )
 
 // FreeAddr returns a loopback address whose port nobody listened on a
-// moment ago, for a server a test starts (tests never use fixed ports).
+// moment ago and that no earlier call in this process returned, for a
+// server a test starts (tests never use fixed ports).
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	a, err := freeport.Addr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return a
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/kurz-dev/kurz/internal/freeport"
 )
 
 // RequirePostgresEnv, set to 1 (.ci/run does), makes a machine without
@@ -238,7 +238,7 @@ func startPostgres() (*PostgresServer, error) {
 			return nil, err
 		}
 	}
-	if s.port, err = freePort(); err != nil {
+	if s.port, err = freeport.Port(); err != nil {
 		s.removeDir()
 		return nil, err
 	}
@@ -272,15 +272,6 @@ func reachable(dir string) error {
 			return nil
 		}
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func (s *PostgresServer) command(name string, args ...string) *exec.Cmd {

@@ -37,6 +37,10 @@ type replica struct {
 	metrics    string
 	health     string
 	api        string
+	// args and env are more flags and environment variables of this
+	// replica's kurz manager: its roles, its analytics store.
+	args []string
+	env  []string
 
 	cmd  *exec.Cmd
 	log  *testenv.Output
@@ -72,7 +76,8 @@ func (r *replica) start(t testing.TB) {
 		"--click-spool", r.spool,
 		"--shutdown-delay", shutdownDelay.String(),
 	)
-	r.cmd.Env = append(os.Environ(), "KUBECONFIG="+r.kubeconfig)
+	r.cmd.Args = append(r.cmd.Args, r.args...)
+	r.cmd.Env = append(append(os.Environ(), "KUBECONFIG="+r.kubeconfig), r.env...)
 	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
 	if err := r.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", r.name, err)

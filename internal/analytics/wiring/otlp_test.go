@@ -2,87 +2,24 @@ package wiring
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
-	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
-	common "go.opentelemetry.io/proto/otlp/common/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/analytics/otlp"
+	"github.com/kurz-dev/kurz/internal/testenv/otlpsink"
 )
-
-// collector is an OTLP/HTTP logs endpoint decoding every request; with
-// block set it holds each request until the test ends (a stalled collector).
-type collector struct {
-	mu      sync.Mutex
-	records []map[string]any
-	auth    []string
-	block   chan struct{}
-}
-
-func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if c.block != nil {
-		select {
-		case <-c.block:
-		case <-r.Context().Done():
-		}
-		http.Error(w, "stalled", http.StatusServiceUnavailable)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req collogs.ExportLogsServiceRequest
-	if r.URL.Path != "/v1/logs" || r.Header.Get("Content-Type") != "application/x-protobuf" || proto.Unmarshal(body, &req) != nil {
-		http.Error(w, "not an OTLP/HTTP protobuf logs request", http.StatusBadRequest)
-		return
-	}
-	c.mu.Lock()
-	c.auth = append(c.auth, r.Header.Get("Authorization"))
-	for _, rl := range req.GetResourceLogs() {
-		for _, sl := range rl.GetScopeLogs() {
-			for _, lr := range sl.GetLogRecords() {
-				c.records = append(c.records, attrMap(lr.GetAttributes()))
-			}
-		}
-	}
-	c.mu.Unlock()
-	out, _ := proto.Marshal(&collogs.ExportLogsServiceResponse{})
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
-}
-
-func (c *collector) got() []map[string]any {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]map[string]any(nil), c.records...)
-}
-
-func attrMap(kvs []*common.KeyValue) map[string]any {
-	m := map[string]any{}
-	for _, kv := range kvs {
-		switch v := kv.GetValue().GetValue().(type) {
-		case *common.AnyValue_StringValue:
-			m[kv.GetKey()] = v.StringValue
-		case *common.AnyValue_IntValue:
-			m[kv.GetKey()] = v.IntValue
-		}
-	}
-	return m
-}
 
 // OTLP alone (no store): the capture's consumer enriches the clicks, sums
 // a minute's identical ones and exports each row as a log record with the
 // click's attributes, with the headers from OTEL_EXPORTER_OTLP_HEADERS.
 func TestOTLPExportEndToEnd(t *testing.T) {
 	g := NewWithT(t)
-	col := &collector{}
+	col := &otlpsink.Collector{}
 	srv := httptest.NewServer(col)
 	defer srv.Close()
 	t.Setenv(otlp.HeadersEnv, "Authorization=Bearer%20t0ken")
@@ -98,7 +35,7 @@ func TestOTLPExportEndToEnd(t *testing.T) {
 	g.Expect(s.click(link, "192.0.2.2", "", "")).To(BeTrue())
 	g.Expect(s.c.Finish(context.Background())).To(Succeed())
 
-	recs := col.got()
+	recs := col.Records()
 	g.Expect(recs).To(HaveLen(2), "two distinct rows: the three identical clicks are one")
 	var clicks int64
 	for _, r := range recs {
@@ -113,7 +50,7 @@ func TestOTLPExportEndToEnd(t *testing.T) {
 	g.Expect(clicks).To(Equal(int64(4)))
 	g.Expect(recs).To(ContainElement(And(HaveKeyWithValue("kurz.clicks", int64(3)),
 		HaveKeyWithValue("kurz.country", "FR"), HaveKeyWithValue("kurz.referrer", "news.example.org"))))
-	g.Expect(col.auth).To(HaveEach("Bearer t0ken"))
+	g.Expect(col.Authorization()).To(HaveEach("Bearer t0ken"))
 }
 
 // A stalled collector alongside a store: the store gets every batch; the
@@ -122,10 +59,10 @@ func TestOTLPExportEndToEnd(t *testing.T) {
 // never waits.
 func TestStalledCollectorDoesNotSlowTheStore(t *testing.T) {
 	g := NewWithT(t)
-	col := &collector{block: make(chan struct{})}
+	col := &otlpsink.Collector{Block: make(chan struct{})}
 	srv := httptest.NewServer(col)
 	defer srv.Close()
-	defer close(col.block)
+	defer close(col.Block)
 	o := testOptions(filepath.Join(t.TempDir(), "analytics.db"))
 	o.OTLP.Endpoint, o.OTLP.Timeout, o.OTLP.Attempts = srv.URL, time.Minute, 1
 	s := newStack(t, o)

@@ -60,10 +60,16 @@ func New(t testing.TB, width int, timeout time.Duration) context.Context {
 	return ctx
 }
 
+// stepTimeout bounds one Run: an element that never shows fails the test
+// with the step's name, instead of waiting out the whole conversation.
+const stepTimeout = time.Minute
+
 // Run runs actions, failing t with what was being done and where.
 func Run(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(ctx, actions...); err != nil {
+	stepCtx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(stepCtx, actions...); err != nil {
 		loc, _ := chromedp.Run(ctx, chromedp.Location())
 		t.Fatalf("%s (at %s): %v", what, loc, err)
 	}

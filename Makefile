@@ -202,9 +202,10 @@ $(GOLANGCI_LINT):
 
 # npm ci installs exactly the lock file (no install scripts: Spectral needs
 # none); the touch dates the install after the lock, so a new lock reinstalls.
-# axe-core for the console's accessibility check (internal/restapi's
-# browser tests inject it; without it they skip that check, or fail with
-# KURZ_REQUIRE_CHROMIUM=1). Installed by .ci/run through `make axe`.
+# axe-core for the console's accessibility check (the browser tests,
+# internal/restapi's and test/e2e's, inject it; without it they skip that
+# check, or fail with KURZ_REQUIRE_CHROMIUM=1). Installed by .ci/run through
+# `make axe`.
 .PHONY: axe
 axe: $(AXE) ## Install axe-core (pinned by hack/axe/package-lock.json) for the console's accessibility check.
 $(AXE): $(AXE_DIR)/package-lock.json

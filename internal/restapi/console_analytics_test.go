@@ -2,13 +2,10 @@ package restapi
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +14,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/testenv"
+	"github.com/kurz-dev/kurz/internal/testenv/browser"
 )
 
 // TestConsoleAnalyticsOff: on a server without an analytics store, the
@@ -107,7 +105,6 @@ func TestConsoleAnalytics(t *testing.T) {
 	}}
 	g.Expect(analyticsStore.Write(context.Background(), batch)).To(Succeed())
 
-	dir := t.TempDir()
 	signInAt(t, ctx, analyticsURL, w.viewer.token)
 	var clicks, visitors, bots string
 	var bars []int
@@ -161,27 +158,10 @@ func TestConsoleAnalytics(t *testing.T) {
 	)
 
 	// The CSV, fetched with the token and saved from a blob: URL.
-	progress := chromedp.Events(ctx, browser.DownloadProgress)
-	run(t, ctx, "download the CSV",
-		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-			_, err := chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
-			})
-			return err
-		}),
+	csv, _ := browser.Download(t, ctx, "download the CSV",
 		chromedp.SetValue(chromedp.CSS(`#csv-group`), "country"),
 		chromedp.Click(chromedp.CSS(`[data-test=csv-download]`)),
 	)
-	var csv []byte
-	for ev, err := range progress {
-		g.Expect(err).NotTo(HaveOccurred())
-		if ev.State == browser.DownloadProgressStateCompleted {
-			csv, err = os.ReadFile(filepath.Join(dir, ev.GUID))
-			g.Expect(err).NotTo(HaveOccurred())
-			break
-		}
-		g.Expect(ev.State).NotTo(Equal(browser.DownloadProgressStateCanceled))
-	}
 	g.Expect(strings.Split(strings.TrimSpace(string(csv)), "\n")).To(Equal([]string{"key,clicks,visitors", "FR,2,1"}), "the 24 hours' countries")
 
 	var top, idle map[string]string

@@ -204,7 +204,7 @@ func TestConsoleViewer(t *testing.T) {
 	run(t, ctx, "the domains, read only",
 		chromedp.Navigate(baseURL+"/console/#/domains"),
 		chromedp.WaitVisible(chromedp.CSS(`li[data-domain="`+host+`"]`)),
-		into(chromedp.Evaluate[int](`document.querySelectorAll('[data-test=domain-form], [data-test=delete-domain]').length`), &controls),
+		into(chromedp.Evaluate[int](`document.querySelectorAll('[data-test=domain-form], [data-test=edit-domain], [data-test=delete-domain]').length`), &controls),
 	)
 	g.Expect(controls).To(BeZero())
 	// Copy and QR need no write right, so they stay.

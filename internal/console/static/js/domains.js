@@ -1,6 +1,6 @@
 // domains.js: the workspace's domains, the DNS record a pending one must
-// publish (copyable), when it was last checked and its HTTPS state; create
-// and delete as /me allows.
+// publish (copyable), when it was last checked and its HTTPS state; create,
+// edit and delete as /me allows.
 
 import { call, query, ApiError } from './api.js';
 import { h, replace, announce, copyText, confirmDialog, formatTime } from './dom.js';
@@ -27,10 +27,12 @@ export async function domainsPage(main, ctx) {
 
 function domainItem(d, ctx) {
   const rec = d.dns_record;
+  const edit = ctx.can('domains', 'update') ? editForm(d, ctx) : null;
   return h('li', { class: 'card', 'data-domain': d.domain },
     h('div', { class: 'title-row' },
       h('h2', {}, d.domain),
       h('span', { class: `state state-${d.status}` }, d.status === 'active' ? 'Active' : 'Pending'),
+      edit ? edit.button : null,
       ctx.can('domains', 'delete') ? h('button', {
         type: 'button', class: 'danger', 'data-test': 'delete-domain', 'aria-label': `Delete ${d.domain}`,
         onclick: async () => {
@@ -58,34 +60,50 @@ function domainItem(d, ctx) {
       d.https.certificate_expires_at ? `, expires ${formatTime(d.https.certificate_expires_at)}` : '',
       d.https.message ? ` (${d.https.message})` : '', '.') : null,
     d.not_found_url ? h('p', { class: 'help' }, `Unknown keys go to ${d.not_found_url}`) : null,
-    d.expired_url ? h('p', { class: 'help' }, `Expired links go to ${d.expired_url}`) : null);
+    d.expired_url ? h('p', { class: 'help' }, `Expired links go to ${d.expired_url}`) : null,
+    edit ? edit.form : null);
 }
 
-function createForm(ctx) {
-  const names = [['domain', 'Hostname', 'go.example.com'], ['not_found_url', 'Not-found page (optional)', 'https://example.com/'],
-    ['expired_url', 'Expired-link page (optional)', 'https://example.com/expired']];
+// fields of a domain the API takes (POST and PUT alike): [name, label,
+// placeholder, help].
+const fields = [
+  ['domain', 'Hostname', 'go.example.com', ''],
+  ['not_found_url', 'Not-found page (optional)', 'https://example.com/', 'Where unknown keys and the bare domain go.'],
+  ['expired_url', 'Expired-link page (optional)', 'https://example.com/expired', 'Where expired links go, unless the link names its own.'],
+];
+
+// domainForm is the form of fields, with ids under prefix, filled from d
+// (null: empty), ending with footer. save sends the body (an empty URL is
+// null: it clears the field); the API's error for a field shows beside
+// that field, and the first refused field gets the focus.
+function domainForm(prefix, d, title, footer, save) {
   const inputs = {};
   const errors = {};
-  const fieldsEls = names.map(([name, label, placeholder]) => {
-    inputs[name] = h('input', { id: `domain-${name}`, name, type: name === 'domain' ? 'text' : 'url', placeholder, 'aria-describedby': `err-${name}`, required: name === 'domain' ? true : null });
-    errors[name] = h('p', { id: `err-${name}`, class: 'field-error', 'data-test': `err-${name}` });
-    return h('div', { class: 'field' }, h('label', { for: `domain-${name}` }, label), inputs[name], errors[name]);
+  const rows = fields.map(([name, label, placeholder, help]) => {
+    const id = `${prefix}${name}`;
+    inputs[name] = h('input', {
+      id, name, type: name === 'domain' ? 'text' : 'url', placeholder, value: d ? (d[name] || '') : null,
+      'aria-describedby': [`${prefix}err-${name}`, help ? `${prefix}help-${name}` : ''].join(' ').trim(),
+      required: name === 'domain' ? true : null,
+    });
+    errors[name] = h('p', { id: `${prefix}err-${name}`, class: 'field-error', 'data-test': `err-${name}` });
+    return h('div', { class: 'field' }, h('label', { for: id }, label), inputs[name], errors[name],
+      help ? h('p', { id: `${prefix}help-${name}`, class: 'help' }, help) : null);
   });
-  const form = h('form', { class: 'card', novalidate: true, 'data-test': 'domain-form' },
-    h('h2', {}, 'Add a domain'), fieldsEls,
-    h('button', { type: 'submit', class: 'primary', 'data-test': 'add-domain' }, 'Add domain'));
+  const formError = h('p', { class: 'field-error', role: 'alert', 'data-test': 'form-error' });
+  const form = h('form', { class: 'card', novalidate: true },
+    h(d ? 'h3' : 'h2', {}, title), rows, formError, footer);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const body = {};
-    for (const [name] of names) {
+    formError.textContent = '';
+    for (const [name] of fields) {
       errors[name].textContent = '';
       inputs[name].removeAttribute('aria-invalid');
       body[name] = inputs[name].value.trim() || null;
     }
     try {
-      const d = await call('POST', '/domains', body);
-      announce(`Added ${d.domain}; publish its DNS record to activate it.`);
-      ctx.go('#/domains');
+      await save(body);
     } catch (ex) {
       if (!(ex instanceof ApiError)) throw ex;
       let first = null;
@@ -96,9 +114,58 @@ function createForm(ctx) {
           first = first || inputs[field];
         }
       }
-      announce(ex.message, 'error');
+      // Field errors show beside their fields; the rest (a 403, a 404)
+      // here.
       if (first) first.focus();
+      else formError.textContent = ex.message;
+      announce(ex.message, 'error');
     }
   });
   return form;
+}
+
+function createForm(ctx) {
+  const form = domainForm('domain-', null, 'Add a domain',
+    h('button', { type: 'submit', class: 'primary', 'data-test': 'add-domain' }, 'Add domain'),
+    async (body) => {
+      const d = await call('POST', '/domains', body);
+      announce(`Added ${d.domain}; publish its DNS record to activate it.`);
+      ctx.go('#/domains');
+    });
+  form.setAttribute('data-test', 'domain-form');
+  return form;
+}
+
+// editForm is a domain's Edit button and the form it shows in the card
+// (PUT /domains/{id}: the hostname and both pages). A new hostname must be
+// proven by DNS again; the domain's links keep their hostname.
+function editForm(d, ctx) {
+  const prefix = `edit-${d.id}-`;
+  const button = h('button', {
+    type: 'button', 'data-test': 'edit-domain', 'aria-label': `Edit ${d.domain}`,
+    'aria-expanded': 'false', 'aria-controls': `${prefix}form`,
+  }, 'Edit');
+  const cancel = h('button', { type: 'button', 'data-test': 'cancel-edit' }, 'Cancel');
+  const form = domainForm(prefix, d, `Edit ${d.domain}`, [
+    h('p', { class: 'help' },
+      'A new hostname is pending until its DNS record is published; links keep the hostname they were made with.'),
+    h('div', { class: 'actions' },
+      h('button', { type: 'submit', class: 'primary', 'data-test': 'save-domain' }, 'Save'), cancel)],
+    async (body) => {
+      const saved = await call('PUT', `/domains/${d.id}`, body);
+      announce(`Saved ${saved.domain}.`);
+      ctx.go('#/domains');
+    });
+  form.id = `${prefix}form`;
+  form.setAttribute('data-test', 'domain-edit-form');
+  form.hidden = true;
+  const show = (open) => {
+    form.hidden = !open;
+    button.setAttribute('aria-expanded', String(open));
+    if (open) form.querySelector('input').focus();
+    else button.focus();
+  };
+  button.addEventListener('click', () => show(form.hidden));
+  cancel.addEventListener('click', () => show(false));
+  return { button, form };
 }

@@ -25,7 +25,7 @@ export async function linkPage(main, ctx, id, params) {
       h('h1', { tabindex: '-1', class: 'break' }, l.link),
       h('div', { class: 'actions' },
         h('button', { type: 'button', onclick: () => copyText(l.link, 'short link') }, 'Copy'),
-        h('button', { type: 'button', onclick: () => qrDialog(l) }, 'QR'),
+        h('button', { type: 'button', 'data-test': 'qr', onclick: () => qrDialog(l) }, 'QR'),
         ctx.can('links', 'update') ? h('a', { class: 'button', href: `#/links/${l.id}`, 'data-test': 'edit' }, 'Edit') : null)),
     h('div', { class: `card state-card state-card-${l.state}`, 'data-test': 'link-state' },
       h('p', {}, 'State: ', h('span', { class: `state state-${l.state}` }, st.label)),

@@ -69,9 +69,9 @@ func newBrowserClient(t *testing.T) *cookieBrowser {
 	return &cookieBrowser{t: t, http: &http.Client{Jar: jar}}
 }
 
-// request sends method to url with body as JSON and headers; it answers
+// request sends method to target with body as JSON and headers; it answers
 // the status, the headers and the body.
-func (b *cookieBrowser) request(method, url string, body any, headers map[string]string) (int, http.Header, []byte) {
+func (b *cookieBrowser) request(method, target string, body any, headers map[string]string) (int, http.Header, []byte) {
 	b.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -79,7 +79,7 @@ func (b *cookieBrowser) request(method, url string, body any, headers map[string
 		NewWithT(b.t).Expect(err).NotTo(HaveOccurred())
 		rd = bytes.NewReader(data)
 	}
-	req, err := http.NewRequest(method, url, rd)
+	req, err := http.NewRequest(method, target, rd)
 	NewWithT(b.t).Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range headers {

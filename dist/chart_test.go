@@ -64,8 +64,12 @@ func TestChartDefaultsInstallWhatInstallYAMLDoes(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	chartObjs := map[string]*unstructured.Unstructured{}
 	for _, o := range decodeAll(t, rendered) {
-		chartObjs[key(o)] = normalize(o)
+		chartObjs[key(o)] = normalize(withoutConsoleSession(o))
 	}
+	// The console session key: the chart makes a random one; install.yaml
+	// cannot (each replica then seals with its own, TestChartConsoleSession).
+	g.Expect(chartObjs).To(HaveKey("Secret/" + consoleSecret))
+	delete(chartObjs, "Secret/"+consoleSecret)
 
 	want := map[string]*unstructured.Unstructured{}
 	for _, o := range decodeAll(t, readInstallYAML(t)) {
@@ -85,6 +89,62 @@ func TestChartDefaultsInstallWhatInstallYAMLDoes(t *testing.T) {
 		g.Expect(stored).To(HaveKey(k), "kube-apiserver accepted %s", k)
 	}
 	g.Expect(stored["CustomResourceDefinition/links.kurz.dev"].GetAnnotations()).To(HaveKeyWithValue("helm.sh/resource-policy", "keep"))
+}
+
+// consoleSecret is the Secret of the console session key the chart makes.
+const consoleSecret = "kurz-console-session"
+
+// withoutConsoleSession drops the console session key's flag, volume and
+// mount from the chart's Deployment.
+func withoutConsoleSession(o *unstructured.Unstructured) *unstructured.Unstructured {
+	if o.GetKind() != "Deployment" {
+		return o
+	}
+	o = o.DeepCopy()
+	spec := o.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	spec["volumes"] = slices.DeleteFunc(spec["volumes"].([]any), func(v any) bool { return v.(map[string]any)["name"] == "console-session" })
+	for _, c := range spec["containers"].([]any) {
+		m := c.(map[string]any)
+		m["volumeMounts"] = slices.DeleteFunc(m["volumeMounts"].([]any), func(v any) bool { return v.(map[string]any)["name"] == "console-session" })
+		m["args"] = slices.DeleteFunc(m["args"].([]any), func(a any) bool {
+			return strings.HasPrefix(a.(string), "--console-session-key-file=")
+		})
+	}
+	return o
+}
+
+// TestChartConsoleSession: every replica mounts one console session key
+// from a Secret the chart makes with a random key (or the operator's) and
+// names it in --console-session-key-file; kube-apiserver accepts it.
+func TestChartConsoleSession(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	rendered, err := renderChart("links-prod", nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	stored := dryRunApply(t, "links-prod", rendered)
+	g.Expect(stored).To(HaveKey("Secret/" + consoleSecret))
+	data, _, _ := unstructured.NestedStringMap(stored["Secret/"+consoleSecret].Object, "data")
+	k, err := base64.StdEncoding.DecodeString(data["key"])
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(k).To(HaveLen(64), "a random key of 64 characters")
+	again, err := renderChart("links-prod", nil)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(string(again)).NotTo(ContainSubstring(data["key"]), "random: not a key in the chart")
+
+	check := func(stored map[string]*unstructured.Unstructured, secret string) {
+		_, c := managerContainer(t, stored["Deployment/kurz"])
+		g.Expect(c.Args).To(ContainElement("--console-session-key-file=/etc/kurz/console-session/key"))
+		g.Expect(c.VolumeMounts).To(ContainElement(corev1.VolumeMount{Name: "console-session", MountPath: "/etc/kurz/console-session", ReadOnly: true}))
+		vols, _, _ := unstructured.NestedSlice(stored["Deployment/kurz"].Object, "spec", "template", "spec", "volumes")
+		g.Expect(vols).To(ContainElement(HaveKeyWithValue("secret", HaveKeyWithValue("secretName", secret))))
+	}
+	check(stored, consoleSecret)
+
+	rendered, err = renderChart("links-prod", map[string]any{"consoleSession": map[string]any{"existingSecret": "ops-console-key"}})
+	g.Expect(err).NotTo(HaveOccurred())
+	stored = dryRunApply(t, "links-prod", rendered)
+	g.Expect(stored).NotTo(HaveKey("Secret/" + consoleSecret))
+	check(stored, "ops-console-key")
 }
 
 // normalize drops what the chart adds to config/'s objects, and sorts the
@@ -184,7 +244,7 @@ extraArgs: [--redirect-status=301, --api-trusted-proxies=10.0.0.0/8]
 		},
 		check: func(g *WithT, stored map[string]*unstructured.Unstructured, args []string, c corev1.Container) {
 			g.Expect(cookieSecretRef(c)).To(Equal("links-cookie-key"))
-			g.Expect(stored).NotTo(HaveKey(HavePrefix("Secret/")))
+			g.Expect(stored).NotTo(HaveKey(HavePrefix("Secret/kurz-redirect")), "no cookie Secret of the chart's")
 			g.Expect(args).To(ContainElements("--metrics-bind-address=0", "--leader-elect"))
 			g.Expect(stored).NotTo(HaveKey("Service/kurz-metrics"))
 			g.Expect(stored).To(HaveKey("CustomResourceDefinition/links.kurz.dev"))

@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/kurz-dev/kurz/internal/consolesession"
 	"github.com/kurz-dev/kurz/internal/devenv"
 	"github.com/kurz-dev/kurz/internal/manager"
 )
@@ -52,6 +53,9 @@ type devOptions struct {
 	env     devenv.Options
 	manager manager.Options
 	zap     zap.Options
+	// sessionKey is the console session key kurz dev makes in its data dir
+	// on first start, when --console-session-key-file is not given.
+	sessionKey string
 }
 
 // defaultDevOptions returns the defaults of `kurz dev`.
@@ -87,6 +91,12 @@ func (o *devOptions) complete() {
 	// turns it off; --analytics-store moves it).
 	o.manager.Analytics.SetDefaultEnabled(filepath.Join(o.env.DataDir, "analytics.db"))
 	o.manager.Analytics.Complete()
+	// Console sessions survive a restart of kurz dev: their key is kept in
+	// the data dir, made on first start (runDev).
+	if o.manager.API.ConsoleSessionKeyFile == "" {
+		o.sessionKey = filepath.Join(o.env.DataDir, devSessionKeyFile)
+		o.manager.API.ConsoleSessionKeyFile = o.sessionKey
+	}
 	if o.manager.Redirect.Clicks.Spool == "" {
 		o.manager.Redirect.Clicks.Spool = filepath.Join(o.env.DataDir, "clicks.spool")
 	}
@@ -95,6 +105,9 @@ func (o *devOptions) complete() {
 	o.env.ReservedPorts = listenerPorts(o.manager.API.BindAddress, o.manager.Redirect.BindAddress,
 		o.manager.MetricsBindAddress, o.manager.HealthProbeBindAddress, o.manager.PprofBindAddress)
 }
+
+// devSessionKeyFile is the console session key's file in the data dir.
+const devSessionKeyFile = "console-session.key"
 
 // listenerPorts returns the fixed ports of addrs ("host:port"); "0", an
 // empty address and port 0 (any free port) have none.
@@ -152,7 +165,13 @@ func runDev(args []string) error {
 		}
 		return err
 	}
-	runErr := runDevManager(ctx, env, c.manager)
+	var runErr error
+	if c.sessionKey != "" {
+		runErr = consolesession.WriteKeyFile(c.sessionKey)
+	}
+	if runErr == nil {
+		runErr = runDevManager(ctx, env, c.manager)
+	}
 	// The manager is done; only now may the API server and etcd go.
 	stopErr := env.Stop()
 	if stopErr == nil {

@@ -67,6 +67,18 @@ func TestDevSpoolsClicksIntoDataDir(t *testing.T) {
 	g.Expect(c.manager.Redirect.Clicks.Spool).To(Equal("/y/s"))
 }
 
+// TestDevKeepsSessionKeyInDataDir: console sessions are sealed with a key
+// in the data dir (made on first start), unless a key file is given.
+func TestDevKeepsSessionKeyInDataDir(t *testing.T) {
+	g := NewWithT(t)
+	c := mustParseDevFlags(t, []string{"--data-dir", "/x"})
+	g.Expect(c.manager.API.ConsoleSessionKeyFile).To(Equal("/x/console-session.key"))
+	g.Expect(c.sessionKey).To(Equal("/x/console-session.key"), "made on first start")
+	c = mustParseDevFlags(t, []string{"--data-dir", "/x", "--console-session-key-file", "/y/key"})
+	g.Expect(c.manager.API.ConsoleSessionKeyFile).To(Equal("/y/key"))
+	g.Expect(c.sessionKey).To(BeEmpty(), "a given key file is not made")
+}
+
 // TestDevMetricsSecureByDefault: kurz dev serves metrics over HTTPS with
 // token checks, as a cluster does, unless --metrics-secure=false.
 func TestDevMetricsSecureByDefault(t *testing.T) {

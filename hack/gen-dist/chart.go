@@ -154,7 +154,7 @@ func templateDeployment(dep *unstructured.Unstructured, c map[string]any, keptAr
 	}
 	c["env"] = t.block(func(col int) string { return listBlock(env, col) + analyticsEnv(col) })
 	mounts, _, _ := unstructured.NestedSlice(c, "volumeMounts")
-	c["volumeMounts"] = t.block(func(col int) string { return listBlock(mounts, col) + analyticsMounts(col) })
+	c["volumeMounts"] = t.block(func(col int) string { return listBlock(mounts, col) + consoleMounts(col) + analyticsMounts(col) })
 	// A SQLite analytics store is a file on a ReadWriteOnce volume: the old
 	// pod must let go of it before the new one starts.
 	strategy, _, _ := unstructured.NestedMap(dep.Object, "spec", "strategy")
@@ -170,7 +170,7 @@ func templateDeployment(dep *unstructured.Unstructured, c map[string]any, keptAr
 		}
 	}
 	dep.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["volumes"] = t.block(func(col int) string {
-		return listBlock(volumes, col) + analyticsVolumes(col)
+		return listBlock(volumes, col) + consoleVolumes(col) + analyticsVolumes(col)
 	})
 	ports, _, _ := unstructured.NestedSlice(c, "ports")
 	for _, p := range ports {
@@ -203,6 +203,7 @@ func argsBlock(kept []string, col int) string {
 	b.WriteString(ctl + "{{- with .Values.gateway.className }}" + item + `{{ printf "--gateway-class=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- with .Values.gateway.name }}" + item + `{{ printf "--gateway=%s" . | quote }}` + ctl + "{{- end }}")
 	b.WriteString(ctl + "{{- range $key, $value := .Values.gateway.annotations }}" + item + `{{ printf "--gateway-annotation=%s=%s" $key $value | quote }}` + ctl + "{{- end }}")
+	b.WriteString(consoleArgs(col))
 	b.WriteString(analyticsArgs(col))
 	b.WriteString(ctl + "{{- range .Values.extraArgs }}" + item + "{{ . | quote }}" + ctl + "{{- end }}")
 	return b.String()

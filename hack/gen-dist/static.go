@@ -48,9 +48,11 @@ appVersion: %q
 {{- end -}}
 {{- .Values.cookieSecret.existingSecret | default %q -}}
 {{- end -}}
-%s`, d.CookieSecretName, analyticsHelpers),
+%s%s`, d.CookieSecretName, consoleHelpers, analyticsHelpers),
 
 		"templates/manager/persistentvolumeclaim-kurz-analytics.yaml": []byte(analyticsPVC),
+
+		"templates/manager/secret-console-session.yaml": []byte(consoleSecret),
 
 		"templates/manager/secret-cookie.yaml": fmt.Appendf(nil, `{{- /* Generated from config/ by hack/gen-dist (make helm); do not edit. */}}
 {{- if .Values.cookieSecret.value }}
@@ -170,7 +172,7 @@ const valuesSchema = `{
       "additionalProperties": false,
       "properties": {"install": {"type": "boolean"}}
     },
-    "extraArgs": {"type": "array", "items": {"type": "string", "minLength": 1}}` + analyticsSchema + `
+    "extraArgs": {"type": "array", "items": {"type": "string", "minLength": 1}}` + consoleSchema + analyticsSchema + `
   }
 }
 `

@@ -353,12 +353,12 @@ crds:
 
 # More manager flags, e.g. ["--api-trusted-proxies=10.0.0.0/8", "--redirect-status=301"].
 extraArgs: []
-%s`, d.Repository, j(d.Tag), d.Replicas, resources, list(d.TrustedProxies),
+%s%s`, d.Repository, j(d.Tag), d.Replicas, resources, list(d.TrustedProxies),
 		d.CookieSecretKey, d.CookieSecretName, d.CookieSecretName,
 		list(d.RedirectTargets), j(d.DNSServer), j(d.ClickFlushInterval), j(d.ClickSpoolSizeLimit),
 		d.MetricsEnable, d.MetricsPort, d.LeaderElect,
 		j(d.IngressClass), jmap(d.IngressAnnotations), j(d.IngressGracePeriod),
-		j(d.GatewayClass), j(d.Gateway), jmap(d.GatewayAnnotations), analyticsValues), nil
+		j(d.GatewayClass), j(d.Gateway), jmap(d.GatewayAnnotations), consoleValues, analyticsValues), nil
 }
 
 // blockYAML is v as the value of a key: a YAML block indented by n below

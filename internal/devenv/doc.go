@@ -29,6 +29,11 @@
 //	                    not a kube-apiserver credential; kept while it is
 //	                    valid for that audience for another week, otherwise
 //	                    replaced by a new one-year token
+//	DIR/console-session.key
+//	                    key sealing the web console's session cookies (mode
+//	                    0600), made by cmd/kurz on first start unless
+//	                    --console-session-key-file is given, so a console
+//	                    session survives a restart
 //
 // Keys are never regenerated while they are valid; certificates are reissued
 // when they expire within 30 days. The children listen on loopback only, on

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/kurz-dev/kurz/internal/testenv/browser"
@@ -62,6 +63,34 @@ func signInAt(t *testing.T, ctx context.Context, base, token string) {
 		chromedp.WaitVisible(chromedp.CSS(`[data-test=signout]`)),
 	)
 }
+
+// sessionCookieIn returns the browser's session cookie for the API at
+// base, or nil: read through the DevTools protocol, since the page itself
+// cannot (HttpOnly).
+func sessionCookieIn(t *testing.T, ctx context.Context, base string) *network.Cookie {
+	t.Helper()
+	res, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{base + "/api/v1/me"}})
+	if err != nil {
+		t.Fatalf("read the browser's cookies: %v", err)
+	}
+	for _, c := range res.Cookies {
+		if c.Name == sessionCookie {
+			return c
+		}
+	}
+	return nil
+}
+
+// fetchStatus is an expression: the status of a same-origin fetch from the
+// page (the session cookie goes with it), with extra init fields.
+func fetchStatus(method, path, init string) chromedp.Action[int] {
+	return chromedp.Evaluate[int](fmt.Sprintf(`fetch(%q, {method: %q, credentials: 'same-origin', headers: {'Content-Type': 'application/json'}%s}).then(r => r.status)`,
+		path, method, init), chromedp.EvalAwaitPromise)
+}
+
+// inStorage is an expression: whether anything is in the page's storage
+// or in the cookies its scripts can read.
+const inStorage = `sessionStorage.length > 0 || localStorage.length > 0 || document.cookie !== ''`
 
 // rowCount is an expression: the rows of the links table.
 func rowCount(n int) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/gomega"
 
@@ -32,6 +33,27 @@ func TestConsoleEditor(t *testing.T) {
 	look(t, ctx, "signin")
 	signIn(t, ctx, w.editor.token)
 	run(t, ctx, "an empty list", chromedp.WaitVisible(chromedp.CSS(`[data-test=no-links]`)))
+
+	// Signed in, the token is in the HttpOnly session cookie only: not in
+	// the page's storage, not readable by its scripts.
+	var stored bool
+	run(t, ctx, "the browser's storage", into(chromedp.Evaluate[bool](inStorage), &stored))
+	g.Expect(stored).To(BeFalse(), "the page keeps nothing")
+	ck := sessionCookieIn(t, ctx, baseURL)
+	g.Expect(ck).NotTo(BeNil(), "the session cookie")
+	g.Expect(ck.HTTPOnly).To(BeTrue())
+	g.Expect(ck.SameSite).To(Equal(network.CookieSameSiteStrict))
+	g.Expect(ck.Path).To(Equal("/api/"))
+	g.Expect(ck.Secure).To(BeFalse(), "loopback")
+	g.Expect(ck.Value).NotTo(ContainSubstring(strings.Split(w.editor.token, ".")[1]))
+
+	// A write the console did not send (no CSRF header) is refused, though
+	// the browser adds the cookie; nothing is created.
+	var forged int
+	run(t, ctx, "a write without the CSRF header",
+		into(fetchStatus("POST", "/api/v1/links", `, body: JSON.stringify({domain: '`+host+`', key: 'forged', url: 'https://example.com/'})`), &forged))
+	g.Expect(forged).To(Equal(http.StatusForbidden))
+	g.Expect(w.viewer.do("GET", "/api/v1/links/lookup?domain="+host+"&key=forged", nil).status).To(Equal(http.StatusNotFound))
 
 	// Create through the form: a bad URL is refused beside its field.
 	var urlError string
@@ -130,16 +152,24 @@ func TestConsoleEditor(t *testing.T) {
 	g.Expect(qrSrc.Value).To(HavePrefix("blob:"))
 	look(t, ctx, "qr")
 
-	// Sign out forgets the token: the next load asks for one.
-	var stored bool
+	// Sign out clears the cookie: the API then refuses the browser, and a
+	// reload asks for a token again.
+	var me int
 	run(t, ctx, "sign out",
 		chromedp.KeyEvent("\x1b"), // close the QR dialog
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog`)),
 		chromedp.Click(chromedp.CSS(`[data-test=signout]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#token`)),
-		into(chromedp.Evaluate[bool](`sessionStorage.length > 0 || localStorage.length > 0 || document.cookie !== ''`), &stored),
+		into(chromedp.Evaluate[bool](inStorage), &stored),
+		into(fetchStatus("GET", "/api/v1/me", ""), &me),
 	)
-	g.Expect(stored).To(BeFalse(), "the token is gone from the browser")
+	g.Expect(stored).To(BeFalse(), "nothing left in the browser's storage")
+	g.Expect(sessionCookieIn(t, ctx, baseURL)).To(BeNil(), "the session cookie is gone")
+	g.Expect(me).To(Equal(http.StatusUnauthorized))
+	run(t, ctx, "reload, signed out",
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.CSS(`#token`)),
+	)
 }
 
 // TestConsoleDomains: an editor adds a domain through the form (a bad one
@@ -201,6 +231,18 @@ func TestConsoleViewer(t *testing.T) {
 	g.Expect(controls).To(BeZero())
 	g.Expect(strings.TrimSpace(badge)).To(Equal("read only"))
 	look(t, ctx, "links-viewer-phone")
+
+	// A viewer forging an edit with the session's own CSRF secret (read
+	// from the session endpoint, as the console does) is refused by RBAC.
+	var forged int
+	run(t, ctx, "a forged edit",
+		into(chromedp.Evaluate[int](`fetch('/api/console/session', {credentials: 'same-origin'}).then(r => r.json()).then(s =>
+			fetch('/api/v1/links', {method: 'POST', credentials: 'same-origin',
+				headers: {'Content-Type': 'application/json', 'X-Kurz-CSRF': s.csrf_token},
+				body: JSON.stringify({domain: '`+host+`', key: 'forged', url: 'https://example.com/'})})).then(r => r.status)`,
+			chromedp.EvalAwaitPromise), &forged))
+	g.Expect(forged).To(Equal(http.StatusForbidden))
+	g.Expect(w.viewer.do("GET", "/api/v1/links/lookup?domain="+host+"&key=forged", nil).status).To(Equal(http.StatusNotFound))
 	run(t, ctx, "the domains, read only",
 		chromedp.Navigate(baseURL+"/console/#/domains"),
 		chromedp.WaitVisible(chromedp.CSS(`li[data-domain="`+host+`"]`)),
@@ -237,7 +279,11 @@ func TestConsoleBulk(t *testing.T) {
 	r := w.viewer.do("GET", "/api/v1/links?tag=spring&sort=key", nil)
 	g.Expect(r.body["data"]).To(HaveExactElements(HaveKeyWithValue("key", "a1"), HaveKeyWithValue("key", "b2")), "%s", r)
 	look(t, ctx, "links-bulk")
-	run(t, ctx, "delete two",
+	// After a reload the console has only the cookie: it asks for the
+	// session's CSRF secret again, and writes still work.
+	run(t, ctx, "delete two, after a reload",
+		chromedp.Reload(),
+		waitTrue(rowCount(3)),
 		chromedp.Click(chromedp.CSS(`tr[data-key=a1] [data-test=select]`)),
 		chromedp.Click(chromedp.CSS(`tr[data-key=c3] [data-test=select]`)),
 		chromedp.Click(chromedp.CSS(`[data-test=bulk-delete]`)),

@@ -88,16 +88,17 @@ func callerFrom(ctx context.Context) *caller {
 	return c
 }
 
-// authenticate resolves the bearer token to a caller (401 otherwise) and
+// authenticate resolves the bearer token (or the console's session
+// cookie, which carries one: requestToken) to a caller (401 otherwise) and
 // checks that it may do verb on resource in its workspace (403 otherwise);
 // an empty verb checks no right (GET /api/v1/me).
 // A token not known to be good first passes the per-client limit on
 // unauthenticated requests: only then may it cost a TokenReview.
 func (s *server) authenticate(verb, resource string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := bearerToken(r)
-		if !ok {
-			writeError(w, r, errUnauthenticated)
+		token, err := s.requestToken(r)
+		if err != nil {
+			writeError(w, r, err)
 			return
 		}
 		key := hashToken(token)

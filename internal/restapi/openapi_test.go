@@ -53,7 +53,7 @@ func loadOpenAPI(t *testing.T) (*openapi3.T, routers.Router) {
 		}
 		// The document's server is "/" (relative to wherever it is served);
 		// the router needs the absolute test servers.
-		doc.Servers = openapi3.Servers{{URL: baseURL}, {URL: limitedURL}}
+		doc.Servers = openapi3.Servers{{URL: baseURL}, {URL: limitedURL}, {URL: analyticsURL}}
 		openAPIDoc = doc
 		openAPIRouter, openAPIErr = legacy.NewRouter(doc)
 		openapi3filter.RegisterBodyDecoder("image/png", openapi3filter.FileBodyDecoder)

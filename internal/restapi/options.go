@@ -43,6 +43,11 @@ type Options struct {
 	TokenAudiences []string
 	// AuthCacheTTL is how long token and access decisions are reused.
 	AuthCacheTTL time.Duration `flag:"api-auth-cache-ttl" usage:"How long TokenReview and SubjectAccessReview answers are reused."`
+	// ConsoleSessionKeyFile holds the key(s) console session cookies are
+	// sealed with, one a line (the first seals, all open: rotation); every
+	// replica must read the same file. Empty: a random key of this process
+	// (sessions then work on this replica only, until it restarts).
+	ConsoleSessionKeyFile string `flag:"console-session-key-file" usage:"File of the key(s) sealing the web console's session cookies, one a line of at least 32 characters (the first seals, every one opens: rotation); every replica must read the same (the chart mounts it from a Secret). Empty: a random key of this process, so a console session works on this replica only."`
 	// WriteWait bounds how long a write waits for the cache to observe it
 	// before answering (read-your-writes).
 	WriteWait time.Duration

@@ -74,9 +74,13 @@ func (s *server) handler() http.Handler {
 		h = limitBody(limit, h)
 		mux.Handle(rt.pattern, instrument(rt.pattern, h))
 	}
+	for pattern, h := range s.sessionRoutes() {
+		mux.Handle(pattern, instrument(pattern, limitBody(maxBodyBytes, h)))
+	}
 	mux.Handle(openAPIRoute, instrument(openAPIRoute, http.HandlerFunc(serveOpenAPI)))
 	// The console's static files: no token needed (they hold no data; the
-	// console asks for a token and sends it to the routes above).
+	// console signs in at sessionPath and its cookie authenticates it to
+	// the routes above).
 	mux.Handle(consoleRoute, instrument(consoleRoute, console.Handler()))
 	mux.Handle("GET "+strings.TrimSuffix(console.Prefix, "/"), instrument(consoleRoute, http.RedirectHandler(console.Prefix, http.StatusMovedPermanently)))
 	return recoverPanics(jsonFallback(mux))

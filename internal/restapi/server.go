@@ -12,6 +12,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/consolesession"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/keyedlimit"
 	"github.com/kurz-dev/kurz/internal/linkquery"
@@ -57,11 +58,20 @@ type server struct {
 	// client address (--api-unauthenticated-rate-limit).
 	unknownLimiter *keyedlimit.Limiter
 	qr             *qr.Renderer
-	locks          *stripedMutex
-	now            func() time.Time
+	// sessions seals and opens the console's session cookies
+	// (console_session.go).
+	sessions *consolesession.Sealer
+	locks    *stripedMutex
+	now      func() time.Time
 }
 
+// newServer builds the server with a random console session key; Setup
+// replaces it with --console-session-key-file's.
 func newServer(c client.Client, live client.Reader, cachedLinks *fieldindex.Links, o Options) *server {
+	sessions, err := consolesession.RandomSealer()
+	if err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
 	return &server{
 		opts:           o,
 		client:         c,
@@ -75,6 +85,7 @@ func newServer(c client.Client, live client.Reader, cachedLinks *fieldindex.Link
 		limiter:        newRateLimiter(o.RateLimit),
 		unknownLimiter: newRateLimiter(o.UnauthenticatedRateLimit),
 		qr:             qr.NewRenderer(o.QRCacheSize),
+		sessions:       sessions,
 		locks:          newStripedMutex(),
 		now:            time.Now,
 	}

@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/consolesession"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/pagination"
 )
@@ -36,6 +37,13 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("api server: %w", err)
 	}
 	s := newServer(mgr.GetClient(), mgr.GetAPIReader(), cachedLinks, o)
+	if o.ConsoleSessionKeyFile != "" {
+		if s.sessions, err = consolesession.LoadKeyFile(o.ConsoleSessionKeyFile); err != nil {
+			return fmt.Errorf("api server: %w", err)
+		}
+	} else {
+		mgr.GetLogger().WithName("restapi").Info(noSessionKey)
+	}
 	linkInformer, err := mgr.GetCache().GetInformer(ctx, &kurzv1alpha1.Link{})
 	if err != nil {
 		return fmt.Errorf("api server: Link informer: %w", err)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/analytics/sqlite"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
+	"github.com/kurz-dev/kurz/internal/consolesession"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	kurzscheme "github.com/kurz-dev/kurz/internal/scheme"
 	"github.com/kurz-dev/kurz/internal/testenv"
@@ -53,6 +54,9 @@ var (
 	// the store, each for its own workspace's links.
 	analyticsURL   string
 	analyticsStore *sqlite.Store
+	// sessionKeyFile is the console session key baseURL and analyticsURL
+	// share (two replicas); limitedURL has a random key of its own.
+	sessionKeyFile string
 	// tokenReviews counts the TokenReviews both servers send.
 	tokenReviews = &reviewCounter{counts: map[string]int{}}
 )
@@ -80,6 +84,16 @@ func setupSuite(e *testenv.Env) error {
 		return err
 	}
 	if err := applyUserRoles(context.Background()); err != nil {
+		return err
+	}
+
+	keyDir, err := os.MkdirTemp("", "kurz-restapi-session-")
+	if err != nil {
+		return err
+	}
+	e.OnStop(func() { _ = os.RemoveAll(keyDir) })
+	sessionKeyFile = filepath.Join(keyDir, "key")
+	if err := consolesession.WriteKeyFile(sessionKeyFile); err != nil {
 		return err
 	}
 
@@ -114,6 +128,7 @@ func setupSuite(e *testenv.Env) error {
 	o.Listener = ln
 	o.RateLimit = 0                // tests make many requests with one token
 	o.UnauthenticatedRateLimit = 0 // and many tokens from one address
+	o.ConsoleSessionKeyFile = sessionKeyFile
 	if err := Setup(mgr, o); err != nil {
 		cancel()
 		return err
@@ -180,6 +195,7 @@ func setupAnalyticsServer(ctx context.Context, mgr ctrl.Manager, e *testenv.Env)
 	o.RateLimit = 0
 	o.UnauthenticatedRateLimit = 0
 	o.Analytics = store
+	o.ConsoleSessionKeyFile = sessionKeyFile
 	return Setup(mgr, o)
 }
 

@@ -13,6 +13,11 @@
 {{- .Values.cookieSecret.existingSecret | default "kurz-redirect-cookie" -}}
 {{- end -}}
 
+{{/* The Secret holding the console session key. */}}
+{{- define "kurz.consoleSessionSecretName" -}}
+{{- .Values.consoleSession.existingSecret | default "kurz-console-session" -}}
+{{- end -}}
+
 {{/* The analytics store: "" (none, or analytics off), "postgres" or "sqlite". */}}
 {{- define "kurz.analyticsStore" -}}
 {{- $a := .Values.analytics -}}

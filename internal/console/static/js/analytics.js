@@ -95,8 +95,9 @@ function valueLabel(group) {
   };
 }
 
-// csvDownload fetches the range's CSV for a grouping with the token in a
-// header and saves it from a blob: URL (never with the token in a URL).
+// csvDownload fetches the range's CSV for a grouping (the session cookie
+// authenticates it) and saves it from a blob: URL, so the file is named and
+// a failure is shown on the page rather than as a browser error page.
 function csvDownload(path, r, name) {
   const group = h('select', { id: 'csv-group' },
     h('option', { value: 'timeseries' }, 'Clicks over time'),

@@ -1,11 +1,51 @@
-// api.js is the console's only way to the server: /api/v1 with the token
-// the user entered, kept in sessionStorage (docs/security.md says why).
+// api.js is the console's only way to the server: /api/v1, authenticated
+// by the session cookie the server set at sign-in. The token itself is in
+// that cookie only (HttpOnly: no script reads it); this module keeps the
+// session's CSRF secret in memory and sends it with every request
+// (docs/security.md says why).
 
-const TOKEN = 'kurz.token';
+const SESSION = '/api/console/session';
 
-export function token() { return sessionStorage.getItem(TOKEN); }
-export function setToken(t) { sessionStorage.setItem(TOKEN, t); }
-export function clearToken() { sessionStorage.removeItem(TOKEN); }
+// csrf is the session's CSRF secret; null when not signed in (as far as
+// this page knows).
+let csrf = null;
+
+export function signedIn() { return csrf !== null; }
+
+// signIn exchanges a token for the session cookie.
+export async function signIn(token) {
+  const s = await sessionCall('POST', { token });
+  csrf = s.csrf_token;
+}
+
+// resume asks for the CSRF secret of the session the cookie holds (after a
+// reload); a 401 means there is none.
+export async function resume() {
+  const s = await sessionCall('GET');
+  csrf = s.csrf_token;
+}
+
+// signOut has the server clear the cookie.
+export async function signOut() {
+  csrf = null;
+  await sessionCall('DELETE');
+}
+
+export function forget() { csrf = null; }
+
+async function sessionCall(method, body) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const resp = await fetch(SESSION, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin', cache: 'no-store',
+  });
+  if (resp.status === 204) return null;
+  let data = null;
+  try { data = await resp.json(); } catch { /* not JSON */ }
+  if (!resp.ok) throw new ApiError(resp.status, data);
+  return data;
+}
 
 // ApiError is a refused request: status, the API's message and, for a 422,
 // its errors per field.
@@ -17,7 +57,8 @@ export class ApiError extends Error {
   }
 }
 
-// onUnauthenticated is called on a 401 (the token expired or was revoked).
+// onUnauthenticated is called on a 401 (the session or its token expired,
+// or the token was revoked).
 let unauthenticated = () => {};
 export function onUnauthenticated(f) { unauthenticated = f; }
 
@@ -26,20 +67,19 @@ export function onUnauthenticated(f) { unauthenticated = f; }
 // text/csv).
 export async function call(method, path, body, opts = {}) {
   const headers = { Accept: opts.accept || (opts.blob ? '*/*' : 'application/json') };
-  const t = token();
-  if (t) headers.Authorization = `Bearer ${t}`;
+  if (csrf) headers['X-Kurz-CSRF'] = csrf;
   let payload;
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
     payload = JSON.stringify(body);
   }
   const resp = await fetch(`/api/v1${path}`, {
-    method, headers, body: payload, credentials: 'omit', cache: 'no-store',
+    method, headers, body: payload, credentials: 'same-origin', cache: 'no-store',
   });
   if (!resp.ok) {
     let data = null;
     try { data = await resp.json(); } catch { /* not JSON */ }
-    if (resp.status === 401) unauthenticated();
+    if (resp.status === 401) { csrf = null; unauthenticated(); }
     throw new ApiError(resp.status, data);
   }
   if (opts.blob) return { blob: await resp.blob(), disposition: resp.headers.get('Content-Disposition') };

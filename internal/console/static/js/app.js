@@ -1,8 +1,9 @@
-// app.js starts the console: it routes on the URL's fragment, asks
-// /api/v1/me what the token may do, and draws the page. A page shows only
+// app.js starts the console: it routes on the URL's fragment, resumes the
+// session the cookie holds (or shows the sign-in form), asks /api/v1/me
+// what the token may do, and draws the page. A page shows only
 // the controls /me allows; the API still checks every request.
 
-import { call, token, clearToken, onUnauthenticated, ApiError } from './api.js';
+import { call, signedIn, resume, signOut as endSession, forget, onUnauthenticated, ApiError } from './api.js';
 import { h, replace, announce } from './dom.js';
 import { linksPage } from './links.js';
 import { linkFormPage } from './linkform.js';
@@ -24,15 +25,19 @@ const ctx = {
   signedIn() { session.me = null; ctx.go('#/links'); },
 };
 
-function signOut() {
-  clearToken();
+async function signOut() {
   session.me = null;
-  announce('Signed out.');
+  try {
+    await endSession();
+    announce('Signed out.');
+  } catch (e) {
+    announce(`Signing out failed: ${e.message}`, 'error');
+  }
   ctx.go('#/signin');
 }
 
 onUnauthenticated(() => {
-  clearToken();
+  forget();
   session.me = null;
 });
 
@@ -57,7 +62,18 @@ async function route() {
   const main = document.getElementById('main');
   const [path, qs] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(qs || '');
-  if (!token()) {
+  if (!signedIn() && path !== '/signin') {
+    try {
+      await resume();
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 401)) {
+        renderNav();
+        replace(main, h('h1', { tabindex: '-1' }, 'The API did not answer'), h('p', {}, e.message));
+        return;
+      }
+    }
+  }
+  if (!signedIn()) {
     session.me = null;
     renderNav();
     signInPage(main, ctx);

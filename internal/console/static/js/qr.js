@@ -1,6 +1,8 @@
 // qr.js: a link's QR code from the API (PUT /links/{id}/qr-code), with
-// colour, size and download. The image is fetched with the token and shown
-// from a blob: URL, so no token is ever in a URL.
+// colour, size and download. The API renders it on a PUT (the options are
+// its body's and query's), which an <img src> cannot send: the image is
+// fetched (the session cookie and CSRF header authenticate it) and shown
+// from a blob: URL.
 
 import { call, query } from './api.js';
 import { h } from './dom.js';

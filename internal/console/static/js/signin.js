@@ -1,7 +1,8 @@
-// signin.js: the token form. The token is kept in this tab's sessionStorage
-// only, and checked at once with /api/v1/me.
+// signin.js: the token form. The token is sent once, to the session
+// endpoint, which reviews it and answers with a cookie holding it; the
+// page keeps nothing of it.
 
-import { call, setToken, clearToken, ApiError } from './api.js';
+import { signIn, ApiError } from './api.js';
 import { h, replace, announce } from './dom.js';
 
 export function signInPage(main, ctx) {
@@ -20,7 +21,7 @@ export function signInPage(main, ctx) {
       h('pre', {}, h('code', {}, 'kubectl create token <serviceaccount> -n <workspace> --audience kurz --duration 8h'))),
     h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
     h('p', { class: 'help' },
-      'The token stays in this browser tab (sessionStorage) until you sign out or close the tab.'));
+      'kurz keeps it in a cookie this page cannot read, until you sign out or the token expires (8 hours at most).'));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const t = input.value.trim();
@@ -32,11 +33,9 @@ export function signInPage(main, ctx) {
       input.focus();
       return;
     }
-    setToken(t);
     try {
-      await call('GET', '/me');
+      await signIn(t);
     } catch (ex) {
-      clearToken();
       err.textContent = ex instanceof ApiError && ex.status === 401
         ? 'This token was refused: it is not a ServiceAccount token for the audience kurz, or it expired.'
         : `The API did not accept the token: ${ex.message}`;
@@ -44,6 +43,7 @@ export function signInPage(main, ctx) {
       input.focus();
       return;
     }
+    input.value = '';
     announce('Signed in.');
     ctx.signedIn();
   });

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -41,7 +42,10 @@ type handler struct {
 	// analytics is click analytics' capture ring, nil when it is off;
 	// countryHeader the trusted header naming the visitor's country (nil:
 	// none).
-	analytics     *capture.Ring
+	analytics *capture.Ring
+	// onDemand, when set (webhooks without analytics), points to the
+	// ring to capture into while something wants clicks, nil otherwise.
+	onDemand      *atomic.Pointer[capture.Ring]
 	countryHeader []byte
 }
 
@@ -144,15 +148,19 @@ func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bo
 func (h *handler) clicked(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
 	e.slot.Click(e.link(), now)
 	if h.analytics != nil {
-		h.capture(ctx, e, now)
+		h.capture(ctx, e, now, h.analytics)
+	} else if h.onDemand != nil {
+		if r := h.onDemand.Load(); r != nil {
+			h.capture(ctx, e, now, r)
+		}
 	}
 }
 
 // capture copies the click into the analytics ring: the time, the Entry,
 // the client's address, and the User-Agent, Referer, query and country
 // header truncated to the slot's fixed sizes.
-func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
-	c, r, ok := h.analytics.Reserve()
+func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64, ring *capture.Ring) {
+	c, r, ok := ring.Reserve()
 	if !ok {
 		return
 	}
@@ -172,7 +180,7 @@ func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
 	} else {
 		c.SetCountry(nil)
 	}
-	h.analytics.Commit(r)
+	ring.Commit(r)
 }
 
 // locations are the buffers a destination and its utm_* parameters are

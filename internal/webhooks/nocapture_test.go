@@ -102,7 +102,7 @@ func apiGone(w *kurzv1alpha1.Webhook) bool {
 
 // verifiedDomain creates a Domain in ns proven by its TXT record in dns and
 // returns its host once it is Active.
-func verifiedDomain(t *testing.T, dns *dnstest.Server, ns string) string {
+func verifiedDomain(t testing.TB, dns *dnstest.Server, ns string) string {
 	t.Helper()
 	g := NewWithT(t)
 	ctx := context.Background()

@@ -117,6 +117,9 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 			}
 			return
 		}
+		if wh != nil {
+			return // on already
+		}
 		wh = &kurzv1alpha1.Webhook{}
 		wh.Namespace, wh.Name = ns, "clicks"
 		wh.Spec = kurzv1alpha1.WebhookSpec{URL: rcv.URL + "/hook", Events: []kurzv1alpha1.WebhookEvent{kurzv1alpha1.EventLinkClicked},

@@ -142,9 +142,10 @@ func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bo
 
 // clicked records a click of e's Link at now: the one place a click is
 // recorded, once per redirect a visitor follows (HEAD counts none): its
-// count for the Link's status (an atomic add, no allocation) and, with
-// analytics on, a copy of what analytics needs in a slot of the capture
-// ring (a full ring drops it and counts; nothing waits or allocates).
+// count for the Link's status (an atomic add, no allocation) and, while
+// the capture runs (analytics on, or a Webhook wants link.clicked), a copy
+// of what the capture needs in a slot of its ring (a full ring drops it
+// and counts; nothing waits or allocates).
 func (h *handler) clicked(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
 	e.slot.Click(e.link(), now)
 	if h.analytics != nil {

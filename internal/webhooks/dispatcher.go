@@ -117,7 +117,7 @@ func New(mgr ctrl.Manager, o Options) (*Dispatcher, error) {
 		roots: roots, resolver: o.resolver(),
 		replica: host + "_" + string(uuid.NewUUID()),
 		now:     time.Now, statusInterval: statusInterval,
-		senders: map[types.UID]*sender{},
+		senders:    map[types.UID]*sender{},
 		changes:    make(chan Change, changesInbox),
 		clicksMade: make(chan struct{}),
 	}, nil

@@ -94,6 +94,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 	// The webhooks' dispatcher also takes the analytics capture's enriched
 	// clicks (link.clicked).
 	var sinks []analytics.Sink
+	var dispatcher *webhooks.Dispatcher
 	if o.EnableWebhooks {
 		d, err := webhooks.Setup(mgr, o.Webhooks)
 		if err != nil {
@@ -102,6 +103,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		m.o.Controllers.Events = d
 		m.o.Controllers.WebhookURLs = webhooks.NewChecker(o.Webhooks)
 		sinks = append(sinks, d)
+		dispatcher = d
 	}
 	if o.EnableControllers {
 		if err := m.setupControllers(cfg); err != nil {
@@ -125,8 +127,17 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		}
 	}
 	if o.EnableRedirect {
-		if an != nil {
+		switch {
+		case an != nil && an.Ring != nil:
 			o.Redirect.Analytics = redirect.AnalyticsCapture{Ring: an.Ring, Consumer: an.Consumer, CountryHeader: an.CountryHeader}
+		case dispatcher != nil:
+			// No analytics: link.clicked still needs the capture, but only
+			// while a Webhook wants clicks; until then it costs nothing.
+			od, err := wiring.SetupOnDemand(o.Analytics, dispatcher)
+			if err != nil {
+				return nil, fmt.Errorf("set up click capture for webhooks: %w", err)
+			}
+			o.Redirect.Analytics = redirect.AnalyticsCapture{OnDemand: od.Switch(), Consumer: od, CountryHeader: od.CountryHeader}
 		}
 		if err := redirect.Setup(mgr, o.Redirect); err != nil {
 			return nil, fmt.Errorf("set up redirect server: %w", err)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -41,7 +42,10 @@ type handler struct {
 	// analytics is click analytics' capture ring, nil when it is off;
 	// countryHeader the trusted header naming the visitor's country (nil:
 	// none).
-	analytics     *capture.Ring
+	analytics *capture.Ring
+	// onDemand, when set (webhooks without analytics), points to the
+	// ring to capture into while something wants clicks, nil otherwise.
+	onDemand      *atomic.Pointer[capture.Ring]
 	countryHeader []byte
 }
 
@@ -138,21 +142,26 @@ func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bo
 
 // clicked records a click of e's Link at now: the one place a click is
 // recorded, once per redirect a visitor follows (HEAD counts none): its
-// count for the Link's status (an atomic add, no allocation) and, with
-// analytics on, a copy of what analytics needs in a slot of the capture
-// ring (a full ring drops it and counts; nothing waits or allocates).
+// count for the Link's status (an atomic add, no allocation) and, while
+// the capture runs (analytics on, or a Webhook wants link.clicked), a copy
+// of what the capture needs in a slot of its ring (a full ring drops it
+// and counts; nothing waits or allocates).
 func (h *handler) clicked(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
 	e.slot.Click(e.link(), now)
 	if h.analytics != nil {
-		h.capture(ctx, e, now)
+		h.capture(ctx, e, now, h.analytics)
+	} else if h.onDemand != nil {
+		if r := h.onDemand.Load(); r != nil {
+			h.capture(ctx, e, now, r)
+		}
 	}
 }
 
 // capture copies the click into the analytics ring: the time, the Entry,
 // the client's address, and the User-Agent, Referer, query and country
 // header truncated to the slot's fixed sizes.
-func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
-	c, r, ok := h.analytics.Reserve()
+func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64, ring *capture.Ring) {
+	c, r, ok := ring.Reserve()
 	if !ok {
 		return
 	}
@@ -172,7 +181,7 @@ func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
 	} else {
 		c.SetCountry(nil)
 	}
-	h.analytics.Commit(r)
+	ring.Commit(r)
 }
 
 // locations are the buffers a destination and its utm_* parameters are

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/analytics/capture"
@@ -57,7 +58,12 @@ type Options struct {
 // the ring the handler copies each click into, the consumer that drains it
 // (run as a click consumer), and the trusted country header.
 type AnalyticsCapture struct {
-	Ring          *capture.Ring
+	Ring *capture.Ring
+	// OnDemand, set instead of Ring, is a ring switched at run time: the
+	// handler captures into the ring it points to, and captures nothing
+	// while it is nil (webhooks' link.clicked without analytics: only
+	// while a Webhook wants clicks).
+	OnDemand      *atomic.Pointer[capture.Ring]
 	Consumer      ClickConsumer
 	CountryHeader string
 }

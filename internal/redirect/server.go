@@ -74,9 +74,9 @@ func NewServer(o Options, ix *Index, consumers ...ClickConsumer) (*Server, error
 	}
 	h := &handler{
 		ix: ix, status: o.Status, password: newPasswords(key, o.PasswordConcurrency), trustedProxies: o.TrustedProxies,
-		analytics: o.Analytics.Ring,
+		analytics: o.Analytics.Ring, onDemand: o.Analytics.OnDemand,
 	}
-	if o.Analytics.Ring != nil && o.Analytics.CountryHeader != "" {
+	if (o.Analytics.Ring != nil || o.Analytics.OnDemand != nil) && o.Analytics.CountryHeader != "" {
 		h.countryHeader = []byte(o.Analytics.CountryHeader)
 	}
 	return &Server{o: o, ix: ix, consumers: consumers, handler: h}, nil

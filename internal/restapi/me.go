@@ -13,7 +13,7 @@ import (
 var meVerbs = []string{"list", "get", "create", "update", "delete"}
 
 // meResources are the resources /api/v1/me reports on.
-var meResources = []string{"links", "domains"}
+var meResources = []string{"links", "domains", "webhooks"}
 
 // meView answers GET /api/v1/me: who the token is, its workspace, and
 // which verbs RBAC grants it, so a client (the console) shows only the
@@ -42,7 +42,7 @@ func (s *server) showMe(w http.ResponseWriter, r *http.Request, c *caller) error
 
 // permissions asks, as each route would, whether c may do every verb of
 // meVerbs on every resource of meResources: the same SubjectAccessReviews,
-// cached the same way, so /me and the routes cannot disagree. The ten
+// cached the same way, so /me and the routes cannot disagree. The fifteen
 // reviews run at once; a cached caller costs none.
 func (s *server) permissions(ctx context.Context, c *caller) (map[string]map[string]bool, error) {
 	type answer struct {

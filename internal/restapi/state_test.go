@@ -113,21 +113,23 @@ func TestMe(t *testing.T) {
 	g.Expect(r.body).To(Equal(map[string]any{
 		"username":     "system:serviceaccount:" + w.ns + ":editor",
 		"workspace_id": w.uid, "workspace_name": w.ns,
-		"can": map[string]any{"links": all, "domains": all},
+		"can": map[string]any{"links": all, "domains": all, "webhooks": all},
 	}))
 
 	r = w.viewer.do("GET", "/api/v1/me", nil)
 	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
-	g.Expect(r.body["can"]).To(Equal(map[string]any{"links": read, "domains": read}))
+	g.Expect(r.body["can"]).To(Equal(map[string]any{"links": read, "domains": read, "webhooks": read}))
 	g.Expect(w.viewer.do("POST", "/api/v1/domains", map[string]any{"domain": uniqueHost()}).status).
 		To(Equal(http.StatusForbidden), "what /me says no to, the route refuses")
+	g.Expect(w.viewer.do("DELETE", "/api/v1/webhooks/no-such-id", nil).status).
+		To(Equal(http.StatusForbidden), "webhooks too")
 
 	// A ServiceAccount bound to nothing may still ask, and learns it may
 	// do nothing.
 	nobody := &apiClient{t: t, base: baseURL, token: serviceAccountToken(t, w.ns, "nobody", "", "")}
 	r = nobody.do("GET", "/api/v1/me", nil)
 	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
-	g.Expect(r.body["can"]).To(Equal(map[string]any{"links": none, "domains": none}))
+	g.Expect(r.body["can"]).To(Equal(map[string]any{"links": none, "domains": none, "webhooks": none}))
 
 	anonymous := &apiClient{t: t, base: baseURL}
 	g.Expect(anonymous.do("GET", "/api/v1/me", nil).status).To(Equal(http.StatusUnauthorized))

@@ -40,9 +40,14 @@ const (
 )
 
 // Clicked hands a click to the link.clicked batches; it never blocks.
+// While no Webhook wants link.clicked it returns at once (nothing to send,
+// nothing lost: the batches would find no Webhook either).
 func (d *Dispatcher) Clicked(e *analytics.Event) {
+	if !d.wantClicks.Load() {
+		return
+	}
 	select {
-	case d.clicks <- *e:
+	case *d.clicks.Load() <- *e:
 	default:
 		dropped.WithLabelValues(dropClicksFull).Inc()
 	}
@@ -54,11 +59,16 @@ func (d *Dispatcher) batchClicks(ctx context.Context) {
 	tick := time.NewTicker(batchTick)
 	defer tick.Stop()
 	filling := map[*sender]struct{}{}
+	// in is nil (never ready) until the inbox is allocated.
+	var in chan analytics.Event
+	made := d.clicksMade
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case c := <-d.clicks:
+		case <-made:
+			in, made = d.clickInbox(), nil
+		case c := <-in:
 			d.addClick(ctx, c, filling)
 		case <-tick.C:
 			now := d.now()

@@ -85,6 +85,7 @@ func TestClicksAreBatched(t *testing.T) {
 		g.Expect(cached.Get(ctx, client.ObjectKeyFromObject(wh), got)).To(Succeed())
 		g.Expect(got.Spec.LinkSelector).NotTo(BeNil())
 	}, timeout, poll).Should(Succeed())
+	g.Eventually(d.WantsClicks, timeout, poll).Should(BeTrue(), "the dispatcher saw a Webhook that wants link.clicked")
 	ref := func(l *kurzv1alpha1.Link) analytics.LinkRef {
 		return analytics.LinkRef{UID: string(l.UID), Namespace: ns, Name: l.Name, Domain: "go.test", Key: l.Spec.Key}
 	}

@@ -63,7 +63,15 @@ type Dispatcher struct {
 	senders map[types.UID]*sender
 
 	changes chan Change
-	clicks  chan analytics.Event
+	// clicks is the clicks inbox, allocated when a Webhook first wants
+	// link.clicked (demand.go); clicksMade is closed then.
+	clicks     atomic.Pointer[chan analytics.Event]
+	clicksMade chan struct{}
+	// wantClicks is true while a Webhook wants link.clicked; onDemand are
+	// told when it flips (demandMu orders the flips).
+	wantClicks atomic.Bool
+	demandMu   sync.Mutex
+	onDemand   []func(bool)
 
 	// leading is true while this replica leads (Lead runs).
 	leading atomic.Bool
@@ -109,9 +117,9 @@ func New(mgr ctrl.Manager, o Options) (*Dispatcher, error) {
 		roots: roots, resolver: o.resolver(),
 		replica: host + "_" + string(uuid.NewUUID()),
 		now:     time.Now, statusInterval: statusInterval,
-		senders: map[types.UID]*sender{},
-		changes: make(chan Change, changesInbox),
-		clicks:  make(chan analytics.Event, clicksInbox),
+		senders:    map[types.UID]*sender{},
+		changes:    make(chan Change, changesInbox),
+		clicksMade: make(chan struct{}),
 	}, nil
 }
 
@@ -166,10 +174,12 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 	d.ctx = ctx
 	d.mu.Unlock()
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { d.recountClicks() },
 		UpdateFunc: func(_, obj any) {
 			if w, ok := obj.(*kurzv1alpha1.Webhook); ok {
 				d.refresh(w)
 			}
+			d.recountClicks()
 		},
 		DeleteFunc: func(obj any) {
 			if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
@@ -178,6 +188,7 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 			if w, ok := obj.(*kurzv1alpha1.Webhook); ok {
 				d.forget(w.UID)
 			}
+			d.recountClicks()
 		},
 	})
 	if err != nil {

@@ -12,7 +12,10 @@
 // that records the transition; Emit never blocks (a full inbox drops and
 // counts). link.clicked batches come from each replica's own clicks
 // (Clicked, equally non-blocking): up to 100 clicks or one second per
-// request and Webhook. Ids are deterministic for change events (EventID:
+// request and Webhook. They cost nothing until a Webhook of the cluster
+// subscribes to link.clicked (demand.go): the clicks inbox is made then,
+// and without analytics the redirect's capture runs only while one does
+// (OnClickDemand, internal/analytics/wiring's OnDemand). Ids are deterministic for change events (EventID:
 // type, uid and what tells the change apart), so a new leader that sends a
 // change again sends the same webhook-id; a batch's id is unique to the
 // process, Webhook and batch, and the same for its retries.

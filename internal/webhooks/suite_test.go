@@ -93,7 +93,7 @@ func unique(prefix string) string {
 	return fmt.Sprintf("%s-%d-%d", prefix, counter.Add(1), time.Now().UnixNano()%1e6)
 }
 
-func newNamespace(t *testing.T) string {
+func newNamespace(t testing.TB) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: unique("wh")}}
 	NewWithT(t).Expect(k8sClient.Create(context.Background(), ns)).To(Succeed())
@@ -107,7 +107,7 @@ func newNamespace(t *testing.T) string {
 // and short times: a test may run several replicas, and each elected
 // term builds its controllers afresh (controller names repeat across a
 // test's managers).
-func replicaOptions(t *testing.T, dns *dnstest.Server, caFile string) manager.Options {
+func replicaOptions(t testing.TB, dns *dnstest.Server, caFile string) manager.Options {
 	o := manager.DefaultOptions()
 	o.LeaderElect = true
 	o.LeaderElectionNamespace = "default"
@@ -134,7 +134,7 @@ type replica struct {
 
 // startReplica builds and starts a manager with o; it stops when the test
 // ends (or earlier, with halt).
-func startReplica(t *testing.T, o manager.Options) *replica {
+func startReplica(t testing.TB, o manager.Options) *replica {
 	t.Helper()
 	m, err := manager.New(context.Background(), cfg, o)
 	NewWithT(t).Expect(err).NotTo(HaveOccurred())
@@ -275,7 +275,7 @@ func caFile(t *testing.T, rc *receiver) string {
 }
 
 // newSecret creates a signing Secret in ns and returns its value.
-func newSecret(t *testing.T, ns, name string, labelled bool) string {
+func newSecret(t testing.TB, ns, name string, labelled bool) string {
 	t.Helper()
 	raw := make([]byte, 32)
 	_, _ = rand.Read(raw)
@@ -284,7 +284,7 @@ func newSecret(t *testing.T, ns, name string, labelled bool) string {
 	return value
 }
 
-func createSecret(t *testing.T, ns, name string, labelled bool, value string) {
+func createSecret(t testing.TB, ns, name string, labelled bool, value string) {
 	t.Helper()
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: map[string]string{"secret": value}}
 	if labelled {

@@ -5,7 +5,9 @@
 // to the store and the OTLP export, each with its own queue, with countries
 // from the GeoIP file (reloaded), the store's maintenance (rollups,
 // retention, deleted links), and forgets the analytics of deleted Links.
-// The API server reads through the same store.
+// The API server reads through the same store. Without analytics,
+// OnDemand is the same capture for webhooks' link.clicked alone, run only
+// while a Webhook wants clicks.
 package wiring
 
 import (

@@ -1,0 +1,191 @@
+package webhooks_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/dns/dnstest"
+	"github.com/kurz-dev/kurz/internal/parallel"
+	"github.com/kurz-dev/kurz/internal/scheme"
+	"github.com/kurz-dev/kurz/internal/testenv"
+)
+
+// BenchmarkRedirectWebhooksOnOff is make bench-webhooks' redirect figure:
+// redirect throughput of one replica wired as `kurz manager` by default
+// (webhooks on, analytics off) with no Webhook, and with a Webhook that
+// subscribes to link.clicked of every Link, delivering to an HTTPS
+// receiver on loopback. The same wrk load (random keys of LINKS Links,
+// CONNECTIONS connections, DURATION a round, pinned to the last CPU when
+// there are two or more) runs ROUNDS times each, alternating off and on;
+// it prints each round (with the clicks the receiver got in it: none off,
+// about every request on) and the means, and reports on/off as
+// "ratio". Run it alone (-benchtime 1x): b.N is ignored.
+func BenchmarkRedirectWebhooksOnOff(b *testing.B) {
+	env := testenv.Need(b)
+	if _, err := exec.LookPath("wrk"); err != nil {
+		b.Skip("needs wrk (apt-get install wrk)")
+	}
+	links := envInt(b, "LINKS", 1000)
+	rounds := envInt(b, "ROUNDS", 3)
+	conns := envInt(b, "CONNECTIONS", 64)
+	duration := os.Getenv("DURATION")
+	if duration == "" {
+		duration = "10s"
+	}
+	g := NewWithT(b)
+	ctx := context.Background()
+
+	var clicks atomic.Int64
+	rcv := httptest.NewTLSServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		clicks.Add(int64(bytes.Count(body, []byte(`"count":`))))
+	}))
+	b.Cleanup(rcv.Close)
+	ca := filepath.Join(b.TempDir(), "ca.pem")
+	g.Expect(os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rcv.Certificate().Raw}), 0o600)).To(Succeed())
+
+	dns := dnstest.Start(b)
+	o := replicaOptions(b, dns, ca)
+	o.EnableRedirect = true
+	o.Redirect.BindAddress = testenv.FreeAddr(b)
+	o.Redirect.ShutdownTimeout = 2 * time.Second
+	startReplica(b, o)
+	ns := newNamespace(b)
+	host := verifiedDomain(b, dns, ns)
+
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 500, 1000
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(parallel.Each(ctx, 0, links, 8, func(i int) error {
+		return c.Create(ctx, newLink(ns, fmt.Sprintf("l%d", i), host, fmt.Sprintf("k%d", i)))
+	})).To(Succeed())
+	last := fmt.Sprintf("/k%d", links-1)
+	g.Eventually(func() int { return status(o.Redirect.BindAddress, host, last) }, timeout, poll).Should(Equal(http.StatusFound))
+	newSecret(b, ns, "signing", true)
+
+	script := filepath.Join(b.TempDir(), "keys.lua")
+	g.Expect(os.WriteFile(script, []byte(fmt.Sprintf(`math.randomseed(os.time())
+wrk.headers["Host"] = %q
+wrk.headers["User-Agent"] = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+wrk.headers["Referer"] = "https://news.example.com/today"
+request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
+`, host, links-1)), 0o600)).To(Succeed())
+	wrk := func(d string) float64 {
+		args := []string{"-t1", "-c" + strconv.Itoa(conns), "-d" + d, "-s", script, "http://" + o.Redirect.BindAddress + "/"}
+		cmd := exec.Command("wrk", args...)
+		if n := runtime.NumCPU(); n >= 2 {
+			cmd = exec.Command("taskset", append([]string{"-c", strconv.Itoa(n - 1), "wrk"}, args...)...)
+		}
+		out, err := cmd.CombinedOutput()
+		g.Expect(err).NotTo(HaveOccurred(), "%s", out)
+		m := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`).FindSubmatch(out)
+		g.Expect(m).NotTo(BeNil(), "%s", out)
+		rps, _ := strconv.ParseFloat(string(m[1]), 64)
+		return rps
+	}
+
+	var wh *kurzv1alpha1.Webhook
+	set := func(on bool) {
+		if !on {
+			if wh != nil {
+				g.Expect(c.Delete(ctx, wh)).To(Succeed())
+				g.Eventually(func() bool { return apiGone(wh) }, timeout, poll).Should(BeTrue())
+				wh = nil
+				// Deliveries of the last batches land before the round.
+				before := int64(-1)
+				g.Eventually(func() bool { n := clicks.Load(); settled := n == before; before = n; return settled }, timeout, 2*time.Second).Should(BeTrue())
+			}
+			return
+		}
+		if wh != nil {
+			return // on already
+		}
+		wh = &kurzv1alpha1.Webhook{}
+		wh.Namespace, wh.Name = ns, "clicks"
+		wh.Spec = kurzv1alpha1.WebhookSpec{URL: rcv.URL + "/hook", Events: []kurzv1alpha1.WebhookEvent{kurzv1alpha1.EventLinkClicked},
+			SecretRef: kurzv1alpha1.WebhookSecretRef{Name: "signing"}}
+		g.Expect(c.Create(ctx, wh)).To(Succeed())
+		// On once a click gets through.
+		before := clicks.Load()
+		g.Eventually(func() int64 {
+			status(o.Redirect.BindAddress, host, "/k0")
+			return clicks.Load() - before
+		}, timeout, 200*time.Millisecond).Should(BeNumerically(">", 0))
+	}
+
+	fmt.Printf("redirects with webhooks off (no Webhook) and on (a Webhook for link.clicked of every Link, receiver on loopback): %d links, %d connections, %d rounds of %s each\n",
+		links, conns, rounds, duration)
+	wrk("2s") // warm up
+	var sum [2]float64
+	for r := range rounds {
+		order := []bool{false, true}
+		if r%2 == 1 {
+			order = []bool{true, false}
+		}
+		for _, on := range order {
+			set(on)
+			before := clicks.Load()
+			rps := wrk(duration)
+			i, name := 0, "off"
+			if on {
+				i, name = 1, "on"
+			}
+			sum[i] += rps
+			fmt.Printf("  round %d %-3s %9.0f req/s  (clicks received so far in the round: %d)\n", r+1, name, rps, clicks.Load()-before)
+		}
+	}
+	set(false)
+	off, on := sum[0]/float64(rounds), sum[1]/float64(rounds)
+	fmt.Printf("webhooks off: %.0f req/s\nwebhooks on:  %.0f req/s\nratio on/off: %.3f (target >= 0.95)\n", off, on, on/off)
+	b.ReportMetric(off, "off-req/s")
+	b.ReportMetric(on, "on-req/s")
+	b.ReportMetric(on/off, "ratio")
+}
+
+func envInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+// status GETs path on host from the redirect server at addr; 0 on error.
+func status(addr, host, path string) int {
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return 0
+	}
+	req.Host = host
+	res, err := noRedirects.Do(req)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	_ = res.Body.Close()
+	return res.StatusCode
+}

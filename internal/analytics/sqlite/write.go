@@ -103,7 +103,11 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 		return err
 	}
 	days := map[int64]struct{}{}
+	pace := newPacer()
 	for i := range b.Events {
+		if s.opts.PaceWrites {
+			pace.row()
+		}
 		e := &b.Events[i]
 		link, err := w.linkID(ctx, e.Link)
 		if err != nil {

@@ -6,6 +6,12 @@ import "time"
 // 0.2 ms of CPU (an insert is 10 to 20 µs in this pure-Go SQLite).
 const paceRows = 8
 
+// maxPause bounds one pause: a chunk that took long because other work had
+// the processor (its time is wall time) does not make the writer wait as
+// long again. 20 000 rows (capture's largest batch) pause 2.5 s at most,
+// well within the write timeout (10 s).
+const maxPause = time.Millisecond
+
 // pacer spaces a batch's inserts. The driver is Go (modernc.org/sqlite),
 // so a minute's batch is CPU on the processors that serve redirects: 10 000
 // rows are 0.1 to 0.4 s of it. Run straight, the writer kept its processor
@@ -23,17 +29,20 @@ const paceRows = 8
 type pacer struct {
 	start time.Time
 	n     int
-	sleep func(time.Duration) // time.Sleep; tests record the pauses
+	// time.Now and time.Sleep; tests set the clock and record the pauses
+	now   func() time.Time
+	sleep func(time.Duration)
 }
 
-func newPacer() pacer { return pacer{start: time.Now(), sleep: time.Sleep} }
+func newPacer() pacer { return pacer{start: time.Now(), now: time.Now, sleep: time.Sleep} }
 
-// row counts a row, and pauses after every paceRows.
+// row counts a row, and pauses after every paceRows for as long as they
+// took, at most maxPause.
 func (p *pacer) row() {
 	p.n++
 	if p.n%paceRows != 0 {
 		return
 	}
-	p.sleep(time.Since(p.start))
-	p.start = time.Now()
+	p.sleep(min(p.now().Sub(p.start), maxPause))
+	p.start = p.now()
 }

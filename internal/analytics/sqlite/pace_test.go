@@ -6,29 +6,33 @@ import (
 )
 
 // The writer pauses after every paceRows rows, for as long as those rows
-// took (never a negative or zero-work pause before the first chunk).
+// took, at most maxPause.
 func TestPacer(t *testing.T) {
 	var pauses []time.Duration
+	clock := time.Unix(1e9, 0)
 	p := newPacer()
+	p.start, p.now = clock, func() time.Time { return clock }
 	p.sleep = func(d time.Duration) { pauses = append(pauses, d) }
-	p.start = time.Now().Add(-time.Hour) // the chunk "took" an hour
-	for range paceRows - 1 {
-		p.row()
+	rows := func(n int, took time.Duration) {
+		for range n {
+			clock = clock.Add(took / time.Duration(n))
+			p.row()
+		}
 	}
+	rows(paceRows-1, 70*time.Microsecond)
 	if len(pauses) != 0 {
 		t.Fatalf("paused after %d rows: %v", paceRows-1, pauses)
 	}
-	p.row()
-	if len(pauses) != 1 || pauses[0] < time.Hour {
-		t.Fatalf("after %d rows: pauses %v, want one of the chunk's hour", paceRows, pauses)
+	rows(1, 10*time.Microsecond)
+	rows(paceRows, time.Hour) // a chunk that waited for the processor
+	rows(paceRows+3, 0)
+	want := []time.Duration{80 * time.Microsecond, maxPause, 0}
+	if len(pauses) != len(want) {
+		t.Fatalf("pauses %v, want %v", pauses, want)
 	}
-	for range 2*paceRows + 3 {
-		p.row()
-	}
-	if len(pauses) != 3 {
-		t.Fatalf("after %d rows: %d pauses, want 3", 3*paceRows+3, len(pauses))
-	}
-	if pauses[1] >= time.Hour {
-		t.Fatalf("the second chunk's pause %v counts the first chunk's time", pauses[1])
+	for i := range want {
+		if pauses[i] != want[i] {
+			t.Fatalf("pauses %v, want %v", pauses, want)
+		}
 	}
 }

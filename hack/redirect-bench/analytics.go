@@ -19,10 +19,12 @@ func (b benchSalts) Salts() (uint64, []analytics.DaySalt) { return 1, b.s }
 
 // startAnalytics is --analytics with the SQLite store at path: the same
 // ring, consumer and writer as a replica's, with a fixed salt for today and
-// tomorrow instead of the Secret.
-func startAnalytics(path string) (redirect.AnalyticsCapture, error) {
+// tomorrow instead of the Secret; pace false writes batches without the
+// pauses between rows (sqlite.Options.PaceWrites), to compare.
+func startAnalytics(path string, pace bool) (redirect.AnalyticsCapture, error) {
 	so := sqlite.DefaultOptions()
 	so.Path = path
+	so.PaceWrites = pace
 	store, err := sqlite.Open(context.Background(), so)
 	if err != nil {
 		return redirect.AnalyticsCapture{}, err

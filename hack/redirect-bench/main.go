@@ -37,6 +37,8 @@ func main() {
 	serverCPUs := flag.String("server-cpus", "", "-load: pin the server to these CPUs (taskset -c list; its GOMAXPROCS follows), e.g. 0 with the load generator on 1")
 	pwConcurrency := flag.Int("password-concurrency", 0, "the server's --redirect-password-concurrency (0: its default)")
 	analyticsStore := flag.String("analytics", "", "capture click analytics into this SQLite file (the real ring, consumer and store writer, as --analytics does); SIGUSR1 prints its counts")
+	analyticsPace := flag.Bool("analytics-pace", true, "-analytics: pause between a batch's rows (sqlite.Options.PaceWrites); false to compare")
+	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060) to profile the server under load")
 	freePorts := flag.Int("free-ports", 0, "print this many free loopback ports, one a line, and exit (hack/bench-redirect.sh picks its listeners with it)")
 	flag.Parse()
 	if *freePorts > 0 {
@@ -55,6 +57,9 @@ func main() {
 		return
 	}
 	raiseFileLimit()
+	if *pprofAddr != "" {
+		go servePprof(*pprofAddr)
+	}
 
 	before := heap()
 	ix := redirect.NewIndex()
@@ -90,7 +95,7 @@ func main() {
 	}
 	var consumers []redirect.ClickConsumer
 	if *analyticsStore != "" {
-		a, err := startAnalytics(*analyticsStore)
+		a, err := startAnalytics(*analyticsStore, *analyticsPace)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -20,7 +20,12 @@
 //
 // An Aggregator then sums identical events (link, UTC minute, visitor and
 // every dimension) into one row with a count, and the writer hands a Batch
-// to a Writer: one transaction, applied at most once per batch id.
+// to a Writer: one transaction, applied at most once per batch id. The
+// capture's consumer interns every value it puts in an Event and says so
+// (Event.Ident): the Aggregator then finds a click's row by those
+// addresses, one map access over 88 bytes, instead of hashing the link's
+// uid and names and every dimension per click; by value only when a
+// combination of addresses is new, so rows are summed exactly as by value.
 //
 // Measured on this 2-core machine under a load average of 15 to 25 from
 // other work (go test -bench 'ParseUA|ClassifyCached|VisitorHash'

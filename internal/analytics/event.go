@@ -91,6 +91,14 @@ type Event struct {
 	// Clicks is how many identical clicks this event stands for (the
 	// Aggregator's count); at least 1 in a Batch.
 	Clicks int64
+	// Ident, when not nil, says that the producer interned this event
+	// (capture's consumer does): Ident points to the producer's copy of
+	// Link, never changed (equal pointers, equal Links), and each string
+	// field is "" or the producer's one copy of that value, a whole
+	// allocation of its own. The Aggregator then finds the event's row by
+	// these addresses instead of hashing its strings. Stores ignore it; a
+	// Batch's events have none.
+	Ident *LinkRef
 }
 
 // Minute is the event's time in unix minutes, the stores' time key.

@@ -111,3 +111,30 @@ func TestBatchValidate(t *testing.T) {
 		t.Error("a batch without id passed")
 	}
 }
+
+// Interned events (Ident) are summed exactly as by value: the same values
+// under other addresses (a producer that started its tables over, or an
+// event without Ident) find the same row; other values do not.
+func TestAggregatorIdent(t *testing.T) {
+	t0 := time.Date(2025, 5, 1, 10, 0, 5, 0, time.UTC)
+	copyOf := func(s string) string { return string([]byte(s)) }
+	ref1 := &LinkRef{UID: "u", Namespace: "ns"}
+	ref2 := &LinkRef{UID: "u", Namespace: "ns"} // equal, another address
+	de1, de2 := copyOf("DE"), copyOf("DE")
+	a := NewAggregator(4)
+	a.Add(Event{Time: t0, Link: *ref1, Ident: ref1, Visitor: 1, Country: de1})
+	a.Add(Event{Time: t0, Link: *ref1, Ident: ref1, Visitor: 1, Country: de1}) // by address
+	a.Add(Event{Time: t0, Link: *ref2, Ident: ref2, Visitor: 1, Country: de2}) // by value
+	a.Add(Event{Time: t0, Link: *ref1, Visitor: 1, Country: "DE"})             // no Ident
+	a.Add(Event{Time: t0, Link: *ref1, Ident: ref1, Visitor: 1, Country: copyOf("FR")})
+	a.Add(Event{Time: t0, Link: *ref1, Ident: ref1, Visitor: 2, Country: de1})
+	b := a.Take("w-1")
+	if len(b.Events) != 3 || b.Events[0].Clicks != 4 || b.Events[1].Clicks != 1 || b.Events[2].Clicks != 1 {
+		t.Fatalf("batch %+v, want 4 clicks of DE, 1 of FR, 1 of visitor 2", b.Events)
+	}
+	for _, e := range b.Events {
+		if e.Ident != nil {
+			t.Fatal("a batch's event carries the producer's pointer")
+		}
+	}
+}

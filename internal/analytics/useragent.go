@@ -76,6 +76,11 @@ func (c *UAClassifier) ClassifyBytes(ua []byte) UAClass {
 	return c.Classify(unsafe.String(unsafe.SliceData(ua), len(ua)))
 }
 
+// Parse is ua's class without the cache: for a caller that caches classes
+// itself (capture's consumer, with the names interned). The parser does
+// not keep ua.
+func (c *UAClassifier) Parse(ua string) UAClass { return classifyUA(c.parser, ua) }
+
 // CacheLen is the number of cached classes.
 func (c *UAClassifier) CacheLen() int { return len(c.cache) }
 

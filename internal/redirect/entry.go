@@ -85,16 +85,14 @@ func (e *Entry) link() clicks.Link {
 }
 
 // AnalyticsLink names the Link for click analytics and is the URL a
-// visitor with User-Agent ua was sent to, with the link's utm_* parameters
-// and before the visitor's query was merged in. The analytics consumer
-// calls it off the redirect path (capture.Link).
-func (e *Entry) AnalyticsLink(ua []byte) (analytics.LinkRef, string) {
-	ref := analytics.LinkRef{UID: string(e.uid), Namespace: e.rec.namespace, Name: e.rec.name, Domain: e.rec.host, Key: e.rec.key}
-	dest, utm := e.destination(ua)
-	if utm != "" {
-		dest += utm
-	}
-	return ref, dest
+// visitor with User-Agent ua was sent to, dest followed by the link's utm_*
+// parameters, before the visitor's query was merged in. The analytics
+// consumer calls it off the redirect path (capture.Link); it allocates
+// nothing.
+func (e *Entry) AnalyticsLink(ua []byte) (ref analytics.LinkRef, dest, utm string) {
+	ref = analytics.LinkRef{UID: string(e.uid), Namespace: e.rec.namespace, Name: e.rec.name, Domain: e.rec.host, Key: e.rec.key}
+	dest, utm = e.destination(ua)
+	return ref, dest, utm
 }
 
 // expired reports whether the link has expired at now (unix nanoseconds).

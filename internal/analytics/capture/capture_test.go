@@ -24,7 +24,9 @@ type testLink struct {
 	dest string
 }
 
-func (l *testLink) AnalyticsLink([]byte) (analytics.LinkRef, string) { return l.ref, l.dest }
+func (l *testLink) AnalyticsLink([]byte) (analytics.LinkRef, string, string) {
+	return l.ref, l.dest, ""
+}
 
 type fixedSalts struct{ salts []analytics.DaySalt }
 

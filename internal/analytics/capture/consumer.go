@@ -28,11 +28,6 @@ type GeoIP interface {
 	Lookup(addr netip.Addr) (country, city string)
 }
 
-// internMax bounds the interned strings and the destinations' UTM cache:
-// a flood of distinct referrers costs at most this many entries, then the
-// maps start over.
-const internMax = 8192
-
 // Consumer takes the clicks the redirect put in the Ring, enriches them
 // into Events (User-Agent class, visitor hash, referrer host, UTM of the
 // destination after the visitor's query was merged, country) and hands each
@@ -47,8 +42,7 @@ type Consumer struct {
 	geo    GeoIP // nil: countries only from the trusted header
 	uac    *analytics.UAClassifier
 	ev     analytics.Event
-	strs   map[string]string
-	utm    map[string]analytics.UTM
+	t      tables
 	gen    uint64
 	vis    *analytics.Visitors
 	hasVis bool
@@ -79,8 +73,10 @@ func NewWithOutputs(o Options, ring *Ring, salts Salts, outs []Output, sinks ...
 	}
 	RegisterMetrics()
 	c := &Consumer{
-		ring: ring, o: o, salts: salts, uac: analytics.NewUAClassifier(0),
-		strs: map[string]string{}, utm: map[string]analytics.UTM{}, log: ctrl.Log.WithName("analytics"),
+		// The classifier only parses: the consumer caches classes itself
+		// (tables.ua), with their names interned.
+		ring: ring, o: o, salts: salts, uac: analytics.NewUAClassifier(1),
+		t: newTables(), log: ctrl.Log.WithName("analytics"),
 		done: make(chan struct{}),
 	}
 	if len(outs) > 0 {
@@ -187,63 +183,41 @@ func (c *Consumer) refreshSalts() {
 // bytesString views b as a string for a call that does not keep it.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
+// enrich makes the click's Event and hands it to the sinks. A click of a
+// known link from a known client builds and copies nothing: every string
+// of the Event is one the tables hold (Event.Ident), found by a lookup.
 func (c *Consumer) enrich(k *Click) {
 	eventsTotal.Inc()
 	ua := k.UA()
-	ref, dest := k.Link.AnalyticsLink(ua)
-	cls := c.uac.ClassifyBytes(ua)
+	ref, dest, utm := k.Link.AnalyticsLink(ua)
+	li := c.t.link(k.Link, ref)
+	cls := c.t.ua(c.uac, ua)
 	e := &c.ev
 	*e = analytics.Event{
-		Time: k.Time.UTC(), Link: ref, Clicks: 1,
-		Device: cls.Device, OS: cls.OS, Browser: cls.Browser,
+		Time: k.Time.UTC(), Link: li.ref, Ident: &li.ref, Clicks: 1,
+		Device: cls.device, OS: cls.os, Browser: cls.browser,
 	}
 	if k.IP.IsValid() {
 		e.Visitor = c.vis.Hash(k.Time, k.IP, ua)
 	}
-	e.Referrer = c.intern(analytics.ReferrerHost(bytesString(k.Referer())))
-	utm := analytics.MergeUTM(bytesString(k.Query()), c.destUTM(dest))
-	e.UTMSource, e.UTMMedium, e.UTMCampaign = c.intern(utm.Source), c.intern(utm.Medium), c.intern(utm.Campaign)
+	if r := k.Referer(); len(r) > 0 {
+		e.Referrer = c.t.intern(analytics.ReferrerHost(bytesString(r)))
+	}
+	u := c.t.destUTM(li, dest, utm)
+	if q := k.Query(); len(q) > 0 {
+		u = c.t.internUTM(analytics.MergeUTM(bytesString(q), u))
+	}
+	e.UTMSource, e.UTMMedium, e.UTMCampaign = u.Source, u.Medium, u.Campaign
 	// The trusted proxy's header wins over the file: it may know better
 	// (its own, fresher database, or the client behind another proxy).
 	if k.Country != [2]byte{} {
-		e.Country = c.intern(analytics.NormalizeCountry(bytesString(k.Country[:])))
+		e.Country = c.t.country(k.Country)
 	}
 	if e.Country == "" && c.geo != nil && k.IP.IsValid() {
 		country, _ := c.geo.Lookup(k.IP)
-		e.Country = c.intern(analytics.NormalizeCountry(country))
+		e.Country = c.t.intern(analytics.NormalizeCountry(country))
 	}
 	for _, s := range c.sinks {
 		s.Clicked(e)
 	}
-}
-
-// intern returns a copy of s that outlives the slot it may alias, shared by
-// every event with the same value.
-func (c *Consumer) intern(s string) string {
-	if s == "" {
-		return ""
-	}
-	if v, ok := c.strs[s]; ok {
-		return v
-	}
-	if len(c.strs) >= internMax {
-		clear(c.strs)
-	}
-	v := string([]byte(s)) // a copy: s may alias the ring's slot
-	c.strs[v] = v
-	return v
-}
-
-// destUTM is the utm values of a destination URL (the link's, shared by
-// its clicks), cached.
-func (c *Consumer) destUTM(dest string) analytics.UTM {
-	if u, ok := c.utm[dest]; ok {
-		return u
-	}
-	if len(c.utm) >= internMax {
-		clear(c.utm)
-	}
-	u := analytics.UTMOfURL(dest)
-	c.utm[dest] = u
-	return u
 }

@@ -45,14 +45,21 @@ func DefaultOptions() Options {
 	}
 }
 
-// eventBytes is what one aggregated row takes in memory: the Event (about
-// 240 B) plus its aggregator key and index entry; strings are interned.
-const eventBytes = 640
+// aggRowBytes is what one row being aggregated takes: the Event (248 B;
+// its strings are the consumer's interned ones), its key by value and its
+// key by address in the aggregator's maps (216 and 88 B and the maps'
+// slack), its count. batchRowBytes is a row of a queued or in-flight
+// batch: the Event alone.
+const (
+	aggRowBytes   = 640
+	batchRowBytes = 256
+)
 
 // MemoryBound is the most memory the capture holds at once: the ring's
-// slots, the aggregator's rows and the queued and in-flight batches.
+// slots, the rows being aggregated, the queued and in-flight batches, and
+// the consumer's tables (interned strings, links, User-Agent classes).
 func (o Options) MemoryBound() int {
-	return o.RingSize*SlotBytes + (o.QueueBatches+2)*o.BatchRows*eventBytes
+	return o.RingSize*SlotBytes + o.BatchRows*aggRowBytes + (o.QueueBatches+1)*o.BatchRows*batchRowBytes + tablesBytes
 }
 
 // Validate reports what cannot work.

@@ -103,7 +103,7 @@ func (s *StoreWriter) setLogger(log logr.Logger) {
 
 // Clicked adds e to the batch being aggregated.
 func (s *StoreWriter) Clicked(e *analytics.Event) {
-	s.agg.Add(*e)
+	s.agg.Count(e)
 	if s.agg.Len() >= s.o.BatchRows {
 		s.Flush()
 	}

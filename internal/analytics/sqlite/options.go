@@ -38,6 +38,12 @@ type Options struct {
 	// MaintainChunk is how many links one retention or deletion
 	// transaction covers, so that Maintain never holds the write lock long.
 	MaintainChunk int
+	// PaceWrites makes Write pause between chunks of a batch's rows for as
+	// long as the chunk took (see pacer): the writer then takes at most
+	// about half of a processor while redirects want it too, and a
+	// redirect waits behind at most one chunk. Off only to measure the
+	// store's own cost.
+	PaceWrites bool
 }
 
 // DefaultOptions returns every default.
@@ -51,6 +57,7 @@ func DefaultOptions() Options {
 		ReadConns:       4,
 		BusyTimeout:     5 * time.Second,
 		MaintainChunk:   200,
+		PaceWrites:      true,
 	}
 }
 

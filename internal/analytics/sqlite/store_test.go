@@ -21,6 +21,9 @@ func options(path string, so storetest.Options) Options {
 	o.Path = path
 	o.Retention, o.RollupRetention, o.DeleteGrace = so.Retention, so.RollupRetention, so.DeleteGrace
 	o.DetailThreshold, o.MaintainChunk = so.DetailThreshold, so.MaintainChunk
+	// The stores' tests load thousands of rows; the pauses (TestPacer)
+	// would only stretch them.
+	o.PaceWrites = false
 	return o
 }
 

@@ -40,8 +40,8 @@ func (s *server) createLink(w http.ResponseWriter, r *http.Request, c *caller) e
 
 // createLinkObject creates the Link under a name generated from its key,
 // with its creation time announced in it: the controller's first status
-// write records it, the API writes no stamp of its own (a third write per
-// Link, a third of the cost of a bulk import).
+// write records it, so the API writes no stamp of its own (which was a
+// third write per Link, and raced the controller's first one).
 func (s *server) createLinkObject(ctx context.Context, l *kurzv1alpha1.Link) error {
 	l.GenerateName = kurzv1alpha1.LinkNamePrefix(l.Spec.Key)
 	timestamps.Announce(l, s.now())

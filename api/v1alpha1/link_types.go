@@ -4,6 +4,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// LinkCreatedAtAnnotation is the annotation in which the API server puts its
+// microsecond creation time into a Link it creates (timestamps.Format, UTC).
+// The Link controller's first status write carries it into status.createdAt
+// and status.updatedAt, so a Link created through the API costs two writes
+// (the create and that status write), not a third one of the API's own.
+// kurz reads it only within a minute of metadata.creationTimestamp: a
+// manifest copied from another Link does not date the new one.
+const LinkCreatedAtAnnotation = "kurz.dev/created-at"
+
 // LinkSpec is what a short link points to and how it behaves.
 type LinkSpec struct {
 	// domain is the hostname the link is served on. It must be the spec.domain
@@ -118,7 +127,10 @@ type LinkStatus struct {
 	// +optional
 	LastClickTime *metav1.Time `json:"lastClickTime,omitempty"`
 
-	// createdAt is when the link was created, with microseconds.
+	// createdAt is when the link was created, with microseconds. For a
+	// Link created through the API it is the time in its
+	// kurz.dev/created-at annotation (LinkCreatedAtAnnotation), which the
+	// controller's first status write carries over.
 	// +optional
 	CreatedAt *metav1.MicroTime `json:"createdAt,omitempty"`
 

@@ -16,8 +16,9 @@ import (
 // whole object again, as JSON. No role reads it.
 const LastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// Transform is the cache's DefaultTransform: it drops managedFields and
-// the last-applied annotation, and makes strings that repeat across objects
+// Transform is the cache's DefaultTransform: it drops managedFields, the
+// last-applied annotation and a Link's kurz.dev/created-at once its status
+// records that time, and makes strings that repeat across objects
 // (namespace, hostname, condition type, status and reason) share one copy.
 // Writes never start from a cached object as a whole (the API patches
 // spec, the controllers and the redirect servers patch status), so nothing
@@ -31,13 +32,11 @@ func Transform(in any) (any, error) {
 	if obj.GetManagedFields() != nil {
 		obj.SetManagedFields(nil)
 	}
-	if a := obj.GetAnnotations(); a != nil {
-		if _, ok := a[LastApplied]; ok {
-			delete(a, LastApplied)
-			if len(a) == 0 {
-				obj.SetAnnotations(nil)
-			}
-		}
+	dropAnnotation(obj, LastApplied)
+	if l, ok := in.(*kurzv1alpha1.Link); ok && l.Status.CreatedAt != nil {
+		// The API's creation time, recorded in status now (see
+		// timestamps.Announce): a map per Link for nothing.
+		dropAnnotation(obj, kurzv1alpha1.LinkCreatedAtAnnotation)
 	}
 	obj.SetNamespace(interned.of(obj.GetNamespace()))
 	switch o := in.(type) {
@@ -53,6 +52,19 @@ func Transform(in any) (any, error) {
 		internConditions(o.Status.Conditions)
 	}
 	return in, nil
+}
+
+// dropAnnotation deletes annotation key of obj, and the map when it was
+// the last one.
+func dropAnnotation(obj metav1.Object, key string) {
+	a := obj.GetAnnotations()
+	if _, ok := a[key]; !ok {
+		return
+	}
+	delete(a, key)
+	if len(a) == 0 {
+		obj.SetAnnotations(nil)
+	}
 }
 
 // internUTM shares utm values: campaigns and sources repeat across links.

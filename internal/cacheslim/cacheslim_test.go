@@ -108,3 +108,26 @@ func TestTransformStoresALinksShortURLOnce(t *testing.T) {
 	g.Expect(edited.Status.ShortURL).To(Equal("https://other.example/b"), "a message about another URL is no source")
 	g.Expect(edited.Status.UpdatedAt.Time).To(Equal(later.Time))
 }
+
+// The API's announced creation time stays until status records it (the
+// API's answers read it until then), and goes after.
+func TestTransformDropsTheCreationTimeOnceRecorded(t *testing.T) {
+	g := NewWithT(t)
+	const at = "2026-11-26T07:00:00.123456Z"
+	pending := link("a")
+	pending.Annotations = map[string]string{kurzv1alpha1.LinkCreatedAtAnnotation: at}
+	_, _ = Transform(pending)
+	g.Expect(pending.Annotations).To(Equal(map[string]string{kurzv1alpha1.LinkCreatedAtAnnotation: at}))
+
+	recorded := link("b")
+	recorded.Annotations = map[string]string{kurzv1alpha1.LinkCreatedAtAnnotation: at, "team": "growth"}
+	created := metav1.NewMicroTime(time.Date(2026, 11, 26, 7, 0, 0, 123456000, time.UTC))
+	recorded.Status.CreatedAt = &created
+	_, _ = Transform(recorded)
+	g.Expect(recorded.Annotations).To(Equal(map[string]string{"team": "growth"}))
+
+	d := &kurzv1alpha1.Domain{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{kurzv1alpha1.LinkCreatedAtAnnotation: at}}}
+	d.Status.CreatedAt = &created
+	_, _ = Transform(d)
+	g.Expect(d.Annotations).To(HaveLen(1), "a Link's annotation only")
+}

@@ -20,9 +20,9 @@ import (
 const (
 	bulkMaxItems = 100
 	// bulkWorkers is how many writes of one bulk request are in flight at
-	// once. A create costs two writes (the Link, then its times) of a few
-	// milliseconds each, mostly waiting (etcd's commit, the round trip):
-	// one after the other, 100 links would take a second or more.
+	// once. A write costs a few milliseconds, mostly waiting (etcd's
+	// commit, the round trip): one after the other, 100 links would take
+	// a second or more.
 	bulkWorkers = 16
 	// bulkWriteTimeout bounds the writes of an atomic request (and their
 	// undoing), which go on when the client goes away: all or nothing must

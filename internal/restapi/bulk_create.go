@@ -17,7 +17,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
-	"github.com/kurz-dev/kurz/internal/timestamps"
 )
 
 // createItem is one link of a bulk create: its input, the hash of its
@@ -165,7 +164,8 @@ func hashPasswords(ctx context.Context, items []createItem) error {
 	})
 }
 
-// createItems creates the valid items, stamping each, and returns -1, or
+// createItems creates the valid items (each announcing its creation time,
+// see createLinkObject: one write a link) and returns -1, or
 // with atomic the index of the first item whose create failed (the
 // others under way finish; none starts after it).
 func (s *server) createItems(ctx context.Context, c *caller, items []createItem, atomic bool) int {
@@ -181,7 +181,6 @@ func (s *server) createItems(ctx context.Context, c *caller, items []createItem,
 			return it.err
 		}
 		it.obj = l
-		stamp(ctx, s, l, timestamps.StampLink)
 		return nil
 	})
 	for i := range items {

@@ -109,9 +109,14 @@
 //
 // # Timestamps and read-your-writes
 //
-// After each create or update the server stamps status.createdAt/updatedAt
-// (internal/timestamps) with an optimistic-lock status patch, re-reading
-// from kube-apiserver on conflict, so the answer carries the final times.
+// After each update, and each Domain create, the server stamps
+// status.createdAt/updatedAt (internal/timestamps) with an optimistic-lock
+// status patch, re-reading from kube-apiserver on conflict, so the answer
+// carries the final times. A Link create writes no such patch: its time
+// travels in the create (the kurz.dev/created-at annotation,
+// timestamps.Announce), the answers read it from there, and the Link
+// controller's first status write records it; bulk creates and imports
+// cost two writes a Link, not three.
 // Every PUT refreshes updated_at, even one that changes nothing, because the
 // contract answers an update "with updated_at refreshed"; kubectl edits
 // refresh it when the spec changes (a new generation). Then

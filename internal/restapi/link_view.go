@@ -52,8 +52,8 @@ func newLinkView(l *kurzv1alpha1.Link, workspaceID string) linkView {
 		ExternalID:         l.Spec.ExternalID,
 		ExpiredRedirectURL: urlString(l.Spec.ExpiredRedirectURL),
 		Tags:               l.Spec.Tags,
-		CreatedAt:          timestamps.Print(l.Status.CreatedAt, l.CreationTimestamp),
-		UpdatedAt:          timestamps.Print(l.Status.UpdatedAt, l.CreationTimestamp),
+		CreatedAt:          linkCreatedAt(l).UTC().Format(timestamps.Format),
+		UpdatedAt:          linkUpdatedAt(l).UTC().Format(timestamps.Format),
 	}
 	if u := l.Spec.UTM; u != nil {
 		v.UTMSource, v.UTMMedium, v.UTMCampaign = u.Source, u.Medium, u.Campaign

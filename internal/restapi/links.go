@@ -38,9 +38,13 @@ func (s *server) createLink(w http.ResponseWriter, r *http.Request, c *caller) e
 	return s.links.create(s, w, r, c, s.prepareLinkWrite, s.createLinkObject)
 }
 
-// createLinkObject creates the Link under a name generated from its key.
+// createLinkObject creates the Link under a name generated from its key,
+// with its creation time announced in it: the controller's first status
+// write records it, so the API writes no stamp of its own (which was a
+// third write per Link, and raced the controller's first one).
 func (s *server) createLinkObject(ctx context.Context, l *kurzv1alpha1.Link) error {
 	l.GenerateName = kurzv1alpha1.LinkNamePrefix(l.Spec.Key)
+	timestamps.Announce(l, s.now())
 	if err := s.client.Create(ctx, l); err != nil {
 		return fmt.Errorf("create link: %w", err)
 	}
@@ -84,8 +88,8 @@ func (s *server) prepareLinkWrite(r *http.Request, c *caller, cur *kurzv1alpha1.
 			return err
 		})
 	p.apply = func(l *kurzv1alpha1.Link) { in.apply(&l.Spec, hash) }
-	p.stamp = timestamps.StampLink
 	if cur != nil {
+		// A create needs no stamp: createLinkObject announced its time.
 		p.stamp = timestamps.TouchLink
 	}
 	return p, err

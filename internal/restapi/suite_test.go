@@ -75,7 +75,7 @@ func TestMain(m *testing.M) {
 
 // setupSuite starts the manager as internal/manager builds it, with only
 // the API server (twice: baseURL and limitedURL); its requests pass
-// tokenReviews' counter.
+// tokenReviews' counter and linkWrites'.
 func setupSuite(e *testenv.Env) error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
 	env, k8s = e, e.Client
@@ -99,6 +99,7 @@ func setupSuite(e *testenv.Env) error {
 
 	mgrCfg := rest.CopyConfig(e.Config)
 	mgrCfg.Wrap(tokenReviews.wrap)
+	mgrCfg.Wrap(linkWrites.wrap)
 	mgr, err := ctrl.NewManager(mgrCfg, ctrl.Options{
 		Scheme:                 kurzscheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},

@@ -12,6 +12,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
+	"github.com/kurz-dev/kurz/internal/timestamps"
 )
 
 // workspaceID is the uid of the caller's namespace (read from the cache).
@@ -38,23 +39,14 @@ func (s *server) domainsNamed(ctx context.Context, host string) ([]kurzv1alpha1.
 	return out, nil
 }
 
-// linkCreatedAt orders the link index: the API's microsecond stamp, else
-// (before it is stamped) the object's creation time.
-func linkCreatedAt(l *kurzv1alpha1.Link) time.Time {
-	if l.Status.CreatedAt != nil {
-		return l.Status.CreatedAt.Time
-	}
-	return l.CreationTimestamp.Time
-}
+// linkCreatedAt orders the link index: the API's microsecond stamp (in
+// status, or announced in the Link until the controller writes it), else
+// the object's creation time (timestamps.LinkCreated).
+func linkCreatedAt(l *kurzv1alpha1.Link) time.Time { return timestamps.LinkCreated(l) }
 
-// linkUpdatedAt is what the API answers as updated_at (timestamps.Print):
-// the stamp, else the object's creation time.
-func linkUpdatedAt(l *kurzv1alpha1.Link) time.Time {
-	if l.Status.UpdatedAt != nil {
-		return l.Status.UpdatedAt.Time
-	}
-	return l.CreationTimestamp.Time
-}
+// linkUpdatedAt is what the API answers as updated_at
+// (timestamps.LinkUpdated).
+func linkUpdatedAt(l *kurzv1alpha1.Link) time.Time { return timestamps.LinkUpdated(l) }
 
 func domainCreatedAt(d *kurzv1alpha1.Domain) time.Time {
 	if d.Status.CreatedAt != nil {

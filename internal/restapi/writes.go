@@ -80,8 +80,8 @@ func (k *resource[T, V]) writeError(ctx context.Context, s *server, obj T, err e
 // prepared is a validated create or update under its claim lock (see
 // lockedInput), not written yet: apply sets the object's spec from the
 // body, stamp its status times (and what else the answer must already
-// show), workspaceID is the caller's workspace id for the view. The
-// caller must call unlock.
+// show; nil when the write itself carries them), workspaceID is the
+// caller's workspace id for the view. The caller must call unlock.
 type prepared[T client.Object] struct {
 	apply       func(T)
 	stamp       func(T, time.Time) bool
@@ -162,13 +162,17 @@ func (k *resource[T, V]) remove(s *server, w http.ResponseWriter, r *http.Reques
 }
 
 // stamp records the created/updated times of obj right after the API wrote
-// it, so the answer already carries the final times: a status patch with an
-// optimistic lock, re-read and retried when the controller (or anyone) got
-// there first. When the stamp is already there (stampFn reports no change),
-// nothing is written. A failure is logged, not returned: the write itself
+// it, so the answer already carries the final times (nothing when stampFn
+// is nil: a created Link carries them, see createLinkObject): a status
+// patch with an optimistic lock, re-read and retried when the controller
+// (or anyone) got there first. When the stamp is already there (stampFn
+// reports no change), nothing is written. A failure is logged, not returned: the write itself
 // succeeded, and the controller stamps what the API could not. obj holds
 // the latest known state on return.
 func stamp[T client.Object](ctx context.Context, s *server, obj T, stampFn func(T, time.Time) bool) {
+	if stampFn == nil {
+		return
+	}
 	log := logf.FromContext(ctx)
 	err := retry.RetryOnConflict(writeRetry, func() error {
 		orig := obj.DeepCopyObject().(T)

@@ -15,13 +15,17 @@ const Format = "2006-01-02T15:04:05.000000Z"
 // creationTimestamp if now is late, see createdAt) and now as its update
 // time when its generation is newer than the last stamped one. It reports
 // whether status changed.
+//
+// A Link the API created carries the API's creation time in an annotation
+// (Announce): that is its creation time, however late the controller
+// comes.
 func StampLink(l *kurzv1alpha1.Link, now time.Time) bool {
-	return stamp(l.Generation, l.CreationTimestamp, &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
+	return stamp(l.Generation, l.CreationTimestamp, announced(l), &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
 }
 
 // StampDomain is StampLink for Domains.
 func StampDomain(d *kurzv1alpha1.Domain, now time.Time) bool {
-	return stamp(d.Generation, d.CreationTimestamp, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
+	return stamp(d.Generation, d.CreationTimestamp, time.Time{}, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
 }
 
 // TouchLink is StampLink for an update through the API: it refreshes the
@@ -29,25 +33,31 @@ func StampDomain(d *kurzv1alpha1.Domain, now time.Time) bool {
 // did not move), because the contract promises updated_at refreshed by every
 // update. It always reports a change.
 func TouchLink(l *kurzv1alpha1.Link, now time.Time) bool {
-	return touch(l.Generation, l.CreationTimestamp, &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
+	return touch(l.Generation, l.CreationTimestamp, announced(l), &l.Status.CreatedAt, &l.Status.UpdatedAt, &l.Status.UpdatedGeneration, now)
 }
 
 // TouchDomain is TouchLink for Domains.
 func TouchDomain(d *kurzv1alpha1.Domain, now time.Time) bool {
-	return touch(d.Generation, d.CreationTimestamp, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
+	return touch(d.Generation, d.CreationTimestamp, time.Time{}, &d.Status.CreatedAt, &d.Status.UpdatedAt, &d.Status.UpdatedGeneration, now)
 }
 
-func touch(generation int64, creation metav1.Time, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
+func touch(generation int64, creation metav1.Time, announced time.Time, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
 	*updated = nil
-	stamp(generation, creation, created, updated, updatedGen, now)
+	stamp(generation, creation, announced, created, updated, updatedGen, now)
 	return true
 }
 
-func stamp(generation int64, creation metav1.Time, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
+// stamp is StampLink and StampDomain; announced is the API's creation
+// time from the object's annotation, zero when it has none.
+func stamp(generation int64, creation metav1.Time, announced time.Time, created, updated **metav1.MicroTime, updatedGen *int64, now time.Time) bool {
 	t := metav1.NewMicroTime(now.UTC().Truncate(time.Microsecond))
 	changed := false
 	if *created == nil {
-		c := metav1.NewMicroTime(createdAt(creation, now))
+		at := announced
+		if at.IsZero() {
+			at = createdAt(creation, now)
+		}
+		c := metav1.NewMicroTime(at)
 		*created = &c
 		if generation <= 1 && *updated == nil {
 			// Not edited since its creation: updated then too.

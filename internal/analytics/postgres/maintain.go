@@ -221,14 +221,23 @@ func (s *Store) rollMonth(ctx context.Context, m, first, end, sig int64) error {
 	}
 	for a := lo; a <= hi; a += int64(s.opts.MaintainChunk) {
 		if err := s.mtx(ctx, func(tx pgx.Tx) error {
+			// Two transactions replacing the same rows would both insert
+			// (each deletes what its snapshot sees): one at a time, should
+			// two Maintains ever run at once.
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", monthsLock); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM link_months WHERE month = $1 AND link >= $2 AND link < $3",
+				m, a, a+int64(s.opts.MaintainChunk)); err != nil {
+				return err
+			}
 			_, err := tx.Exec(ctx, `
 INSERT INTO link_months (link, month, client, source, clicks, visitors)
 SELECT link, $1, client, source, sum(n), sum(v) FROM (
 	SELECT e.link, e.client, e.source, e.minute / 1440, sum(`+eventClicks+`) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
 	FROM events e WHERE e.minute >= $2 AND e.minute < $5 AND e.link >= $3 AND e.link < $4
 	GROUP BY 1, 2, 3, 4) x
-GROUP BY link, client, source
-ON CONFLICT (link, month, client, source) DO UPDATE SET clicks = excluded.clicks, visitors = excluded.visitors`,
+GROUP BY link, client, source`,
 				m, first*1440, a, a+int64(s.opts.MaintainChunk), end*1440)
 			return err
 		}); err != nil {

@@ -11,11 +11,12 @@ import (
 )
 
 // Advisory lock keys (one 64-bit space per database): "kurzmigr",
-// "kurzmain" and "kurzpart" in ASCII.
+// "kurzmain", "kurzpart" and "kurzmont" in ASCII.
 const (
 	migrateLock   int64 = 0x6b75727a6d696772
 	maintainLock  int64 = 0x6b75727a6d61696e
 	partitionLock int64 = 0x6b75727a70617274
+	monthsLock    int64 = 0x6b75727a6d6f6e74
 )
 
 // migrations are the schema's versions: migrations[i] takes a database from
@@ -172,7 +173,7 @@ CREATE TABLE rolled_mtotals (
 	sig       bigint  NOT NULL
 );
 `,
-	// 3: raw events in 48-byte rows, without a primary key.
+	// 3: raw events in 48-byte rows and link_months without a primary key.
 	`
 -- Version 2 kept (day, link, minute, visitor, client, source, clicks)
 -- under a primary key of the same columns: 56-byte heap rows plus 40-byte
@@ -212,6 +213,15 @@ END
 $$;
 DROP TABLE events_v2;
 CREATE INDEX events_link ON events (link);
+
+-- link_months: Maintain replaces a month's rows of a chunk of links
+-- (DELETE then INSERT) instead of upserting them, so the primary key
+-- (link, month, client, source), 28 bytes a row, goes. Queries read one
+-- month of one link or of every link, retention a range of months: one
+-- (month, link) index, its duplicates stored once, serves them all.
+ALTER TABLE link_months DROP CONSTRAINT link_months_pkey;
+DROP INDEX link_months_month;
+CREATE INDEX link_months_month_link ON link_months (month, link);
 `,
 }
 

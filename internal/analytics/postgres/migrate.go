@@ -236,6 +236,18 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, target int, timeout time.D
 		return err
 	}
 	defer conn.Release()
+	// A migration may rewrite a table (version 3 copies the raw events),
+	// and the other replicas wait for it: Maintain's timeout, not a
+	// query's, for this session until it goes back to the pool.
+	if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", strconv.FormatInt(timeout.Milliseconds(), 10)); err != nil {
+		return fmt.Errorf("setting the migration's statement timeout: %w", err)
+	}
+	defer func() {
+		// A failed reset leaves a session that must not serve queries.
+		if _, err := conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout"); err != nil {
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrateLock); err != nil {
 		return fmt.Errorf("waiting for another replica's migration: %w", err)
 	}
@@ -258,11 +270,6 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, target int, timeout time.D
 	}
 	for ; v < target; v++ {
 		if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			// A migration may rewrite a table (version 3 copies the raw
-			// events): Maintain's timeout, not a query's.
-			if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', $1, true)", strconv.FormatInt(timeout.Milliseconds(), 10)); err != nil {
-				return err
-			}
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 				return err
 			}

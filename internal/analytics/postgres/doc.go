@@ -27,18 +27,25 @@
 //
 // # Schema
 //
-// events is partitioned by range of its day column, one partition per
-// UTC day (events_d<unix day>), with the primary key (day, link, minute,
-// visitor, client, source). By day rather than month: retention drops
-// exactly the days past Options.Retention (a monthly partition would
-// keep up to a month more, or need row deletes), a day's rollup reads
-// one partition, and one link's 30 days are 30 index seeks. Retention
-// never deletes a raw row: it drops partitions (DROP TABLE, a moment's
-// exclusive lock on events, waited for at most Options.LockTimeout, else
-// retried by the next Maintain). Day ranges are written day = ANY(array)
-// rather than day BETWEEN: in a one-day partition the planner cannot
-// tell a range is constant, and would scan the partition's index whole
-// instead of seeking the link.
+// events is partitioned by range of its minute column (unix minutes),
+// one partition per UTC day (events_d<unix day>, minutes d*1440 to
+// (d+1)*1440). By day rather than month: retention drops exactly the days
+// past Options.Retention (a monthly partition would keep up to a month
+// more, or need row deletes), a day's rollup reads one partition, and one
+// link's 30 days are 30 index seeks. Retention never deletes a raw row:
+// it drops partitions (DROP TABLE, a moment's exclusive lock on events,
+// waited for at most Options.LockTimeout, else retried by the next
+// Maintain).
+//
+// A raw row is 48 bytes (schema version 3; 56 plus a 40-byte key entry
+// before): the columns are ordered so that the 24 bytes of data need no
+// padding, and clicks is NULL for a single click, which costs nothing
+// (the null bitmap fits in the header's padding), so every sum reads
+// coalesce(clicks, 1). There is no primary key: a retried batch is a
+// no-op by its id, and two rows of the same key from two batches sum as
+// one would. The only index is (link) on each partition; btree keeps a
+// link's duplicates once with a list of row pointers (a few bytes a row),
+// and the minute range is checked on the rows it finds.
 //
 // Partitions are created ahead by Maintain (today and tomorrow) and by
 // Write for a day that has none (a late or early event), under an
@@ -56,7 +63,7 @@
 // their own (a dictionary row is a fact; a failed batch leaves harmless
 // ones); then one transaction: the batch id (ON CONFLICT DO NOTHING: a
 // retried batch is a no-op), the events through one INSERT ... SELECT
-// FROM unnest(arrays) ... ON CONFLICT DO UPDATE clicks = clicks + new
+// FROM unnest(arrays), identical keys of the batch summed into one row
 // (one round trip for the rows, binary arrays, no temporary table, so it
 // also works behind PgBouncer in transaction mode), and the bump of
 // rolled_days.seq for its days.
@@ -78,8 +85,9 @@
 // Maintain takes a session advisory lock (pg_try_advisory_lock) for its
 // whole run; a replica that finds it taken returns at once. The lock
 // saves the work twice, not correctness: every rollup is an idempotent
-// upsert recomputed from the raw events and marked with the seq read
-// before it (TestMaintainConcurrently). Migrations take a session
+// upsert (link_months: a delete and insert of a chunk of links, under an
+// advisory transaction lock) recomputed from the raw events and marked
+// with the seq read before it (TestMaintainConcurrently). Migrations take a session
 // advisory lock too (pg_advisory_lock, waited for within ctx): replicas
 // starting together migrate once (TestConcurrentOpenMigratesOnce).
 //
@@ -91,7 +99,8 @@
 // Top links over whole months read link_mtotals (per link and month),
 // summed by Maintain in one REPEATABLE READ transaction per month and
 // current while rolled_mtotals.sig is still the sum of the month's days'
-// seq. One link's raw events are read day by day through the (day, link)
-// key: joined with unnest(link, day, ...) the planner hashes every row of
-// the days' partitions when the link is hot.
+// seq. One link's raw events are read through each partition's (link)
+// index, one statement per contiguous range: joined with
+// unnest(link, range) the planner hashes every row of the days'
+// partitions when the link is hot.
 package postgres

@@ -141,13 +141,13 @@ func (s *Store) rollDay(ctx context.Context, d, seq int64) error {
 		if _, err := tx.Exec(ctx, `
 INSERT INTO link_days (link, day, clicks, visitors, bot_clicks, bot_visitors, detail)
 SELECT e.link, $1,
-	coalesce(sum(e.clicks) FILTER (WHERE c.device <> $2), 0),
+	coalesce(sum(`+eventClicks+`) FILTER (WHERE c.device <> $2), 0),
 	count(DISTINCT nullif(e.visitor, 0)) FILTER (WHERE c.device <> $2),
-	coalesce(sum(e.clicks) FILTER (WHERE c.device = $2), 0),
+	coalesce(sum(`+eventClicks+`) FILTER (WHERE c.device = $2), 0),
 	count(DISTINCT nullif(e.visitor, 0)) FILTER (WHERE c.device = $2),
-	sum(e.clicks) >= $3
+	sum(`+eventClicks+`) >= $3
 FROM events e JOIN clients c ON c.id = e.client
-WHERE e.day = $1
+WHERE e.minute >= $1 * 1440 AND e.minute < ($1 + 1) * 1440
 GROUP BY e.link
 ON CONFLICT (link, day) DO UPDATE SET clicks = excluded.clicks, visitors = excluded.visitors,
 	bot_clicks = excluded.bot_clicks, bot_visitors = excluded.bot_visitors, detail = excluded.detail`,
@@ -156,22 +156,22 @@ ON CONFLICT (link, day) DO UPDATE SET clicks = excluded.clicks, visitors = exclu
 		}
 		if _, err := tx.Exec(ctx, `
 INSERT INTO link_values (link, dim, day, value, bot, clicks, visitors)
-SELECT e.link, v.dim, $1, v.value, c.device = $2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
+SELECT e.link, v.dim, $1, v.value, c.device = $2, sum(`+eventClicks+`), count(DISTINCT nullif(e.visitor, 0))
 FROM events e JOIN link_days ld ON ld.link = e.link AND ld.day = $1 AND ld.detail
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 CROSS JOIN LATERAL `+dimValues()+`
-WHERE e.day = $1
+WHERE e.minute >= $1 * 1440 AND e.minute < ($1 + 1) * 1440
 GROUP BY e.link, v.dim, v.value, c.device = $2
 ON CONFLICT (link, dim, day, value, bot) DO UPDATE SET clicks = excluded.clicks, visitors = excluded.visitors`, d, bot); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `
 INSERT INTO ws_values (namespace, dim, day, value, bot, clicks, visitors)
-SELECT l.namespace, v.dim, $1, v.value, c.device = $2, sum(e.clicks), count(DISTINCT nullif(e.visitor, 0))
+SELECT l.namespace, v.dim, $1, v.value, c.device = $2, sum(`+eventClicks+`), count(DISTINCT nullif(e.visitor, 0))
 FROM events e JOIN links l ON l.id = e.link
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 CROSS JOIN LATERAL `+dimValues()+`
-WHERE e.day = $1
+WHERE e.minute >= $1 * 1440 AND e.minute < ($1 + 1) * 1440
 GROUP BY l.namespace, v.dim, v.value, c.device = $2
 ON CONFLICT (namespace, dim, day, value, bot) DO UPDATE SET clicks = excluded.clicks, visitors = excluded.visitors`, d, bot); err != nil {
 			return err
@@ -215,22 +215,30 @@ func (s *Store) rollMonths(ctx context.Context, now time.Time) error {
 }
 
 func (s *Store) rollMonth(ctx context.Context, m, first, end, sig int64) error {
-	days := dayRange(first, end)
 	var lo, hi int64
 	if err := s.pool.QueryRow(ctx, "SELECT coalesce(min(id), 0), coalesce(max(id), -1) FROM links").Scan(&lo, &hi); err != nil {
 		return err
 	}
 	for a := lo; a <= hi; a += int64(s.opts.MaintainChunk) {
 		if err := s.mtx(ctx, func(tx pgx.Tx) error {
+			// Two transactions replacing the same rows would both insert
+			// (each deletes what its snapshot sees): one at a time, should
+			// two Maintains ever run at once.
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", monthsLock); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, "DELETE FROM link_months WHERE month = $1 AND link >= $2 AND link < $3",
+				m, a, a+int64(s.opts.MaintainChunk)); err != nil {
+				return err
+			}
 			_, err := tx.Exec(ctx, `
 INSERT INTO link_months (link, month, client, source, clicks, visitors)
 SELECT link, $1, client, source, sum(n), sum(v) FROM (
-	SELECT e.link, e.client, e.source, e.day, sum(e.clicks) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
-	FROM events e WHERE e.day = ANY($2) AND e.link >= $3 AND e.link < $4
+	SELECT e.link, e.client, e.source, e.minute / 1440, sum(`+eventClicks+`) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
+	FROM events e WHERE e.minute >= $2 AND e.minute < $5 AND e.link >= $3 AND e.link < $4
 	GROUP BY 1, 2, 3, 4) x
-GROUP BY link, client, source
-ON CONFLICT (link, month, client, source) DO UPDATE SET clicks = excluded.clicks, visitors = excluded.visitors`,
-				m, days, a, a+int64(s.opts.MaintainChunk))
+GROUP BY link, client, source`,
+				m, first*1440, a, a+int64(s.opts.MaintainChunk), end*1440)
 			return err
 		}); err != nil {
 			return err
@@ -239,17 +247,6 @@ ON CONFLICT (link, month, client, source) DO UPDATE SET clicks = excluded.clicks
 	_, err := s.pool.Exec(ctx, `INSERT INTO rolled_months (month, first_day, end_day, sig) VALUES ($1, $2, $3, $4)
 ON CONFLICT (month) DO UPDATE SET sig = excluded.sig`, m, first, end, sig)
 	return err
-}
-
-// dayRange are the days [from, to) as an array parameter: a condition
-// day = ANY(...) seeks each day's partition by its index, where a range
-// condition would scan every partition's index whole.
-func dayRange(from, to int64) []int32 {
-	out := make([]int32, 0, max(to-from, 0))
-	for d := from; d < to; d++ {
-		out = append(out, int32(d))
-	}
-	return out
 }
 
 // retain drops the partitions of raw events before the raw retention
@@ -329,14 +326,6 @@ func (s *Store) forgetDeleted(ctx context.Context, now time.Time) error {
 	if err != nil || len(gone) == 0 {
 		return err
 	}
-	parts, err := s.partitionDays(ctx, s.pool)
-	if err != nil {
-		return err
-	}
-	days := make([]int32, 0, len(parts))
-	for _, d := range parts {
-		days = append(days, int32(d))
-	}
 	nss := map[int32]bool{}
 	for len(gone) > 0 {
 		n := min(len(gone), s.opts.MaintainChunk)
@@ -348,17 +337,13 @@ func (s *Store) forgetDeleted(ctx context.Context, now time.Time) error {
 		gone = gone[n:]
 		if err := s.mtx(ctx, func(tx pgx.Tx) error {
 			for _, q := range []string{
-				"DELETE FROM events WHERE day = ANY($2) AND link = ANY($1)",
+				"DELETE FROM events WHERE link = ANY($1)",
 				"DELETE FROM link_days WHERE link = ANY($1)",
 				"DELETE FROM link_values WHERE link = ANY($1)",
 				"DELETE FROM link_months WHERE link = ANY($1)",
 				"DELETE FROM links WHERE id = ANY($1)",
 			} {
-				args := []any{ids}
-				if strings.Contains(q, "$2") {
-					args = append(args, days)
-				}
-				if _, err := tx.Exec(ctx, q, args...); err != nil {
+				if _, err := tx.Exec(ctx, q, ids); err != nil {
 					return err
 				}
 			}

@@ -3,17 +3,20 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Advisory lock keys (one 64-bit space per database): "kurzmigr",
-// "kurzmain" and "kurzpart" in ASCII.
+// "kurzmain", "kurzpart" and "kurzmont" in ASCII.
 const (
 	migrateLock   int64 = 0x6b75727a6d696772
 	maintainLock  int64 = 0x6b75727a6d61696e
 	partitionLock int64 = 0x6b75727a70617274
+	monthsLock    int64 = 0x6b75727a6d6f6e74
 )
 
 // migrations are the schema's versions: migrations[i] takes a database from
@@ -170,6 +173,56 @@ CREATE TABLE rolled_mtotals (
 	sig       bigint  NOT NULL
 );
 `,
+	// 3: raw events in 48-byte rows and link_months without a primary key.
+	`
+-- Version 2 kept (day, link, minute, visitor, client, source, clicks)
+-- under a primary key of the same columns: 56-byte heap rows plus 40-byte
+-- key entries, 137 bytes per row on disk. Now the columns are ordered so
+-- that a row is 24 bytes after its 24-byte header with no padding: the
+-- minute is the unix minute (int4 until the year 6053) that the day
+-- partitions range over, and clicks is NULL for the common single click
+-- (a NULL costs nothing: the null bitmap fits in the header's padding).
+-- Nothing needs the primary key: a retried batch is a no-op by its id in
+-- batches, and rows of the same key from two batches sum like one. The
+-- only index is (link) per partition, whose duplicates btree stores once
+-- with a list of row pointers: one link's rows of a day are one seek.
+ALTER TABLE events RENAME TO events_v2;
+CREATE TABLE events (
+	visitor bigint  NOT NULL, -- the day's keyed hash; 0 unknown
+	minute  integer NOT NULL, -- unix minutes, UTC
+	link    integer NOT NULL,
+	client  integer NOT NULL,
+	source  integer NOT NULL,
+	clicks  integer           -- NULL for 1
+) PARTITION BY RANGE (minute);
+DO $$
+DECLARE
+	p record;
+	d bigint;
+BEGIN
+	FOR p IN SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = 'events_v2'::regclass ORDER BY 1
+	LOOP
+		d := substr(p.relname, 9)::bigint;
+		EXECUTE format('ALTER TABLE %I RENAME TO %I', p.relname, 'v2_' || p.relname);
+		EXECUTE format('CREATE TABLE %I PARTITION OF events FOR VALUES FROM (%s) TO (%s)', p.relname, d * 1440, (d + 1) * 1440);
+		EXECUTE format('INSERT INTO %I SELECT visitor, day * 1440 + minute, link, client, source, nullif(clicks, 1) FROM %I ORDER BY link, minute',
+			p.relname, 'v2_' || p.relname);
+	END LOOP;
+END
+$$;
+DROP TABLE events_v2;
+CREATE INDEX events_link ON events (link);
+
+-- link_months: Maintain replaces a month's rows of a chunk of links
+-- (DELETE then INSERT) instead of upserting them, so the primary key
+-- (link, month, client, source), 28 bytes a row, goes. Queries read one
+-- month of one link or of every link, retention a range of months: one
+-- (month, link) index, its duplicates stored once, serves them all.
+ALTER TABLE link_months DROP CONSTRAINT link_months_pkey;
+DROP INDEX link_months_month;
+CREATE INDEX link_months_month_link ON link_months (month, link);
+`,
 }
 
 // migrate brings the database to version target (len(migrations) in
@@ -177,12 +230,24 @@ CREATE TABLE rolled_mtotals (
 // together migrate once: the first takes the lock and migrates, the others
 // wait for it (within ctx) and find the work done. A database newer than
 // this code is refused.
-func migrate(ctx context.Context, pool *pgxpool.Pool, target int) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, target int, timeout time.Duration) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
+	// A migration may rewrite a table (version 3 copies the raw events),
+	// and the other replicas wait for it: Maintain's timeout, not a
+	// query's, for this session until it goes back to the pool.
+	if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", strconv.FormatInt(timeout.Milliseconds(), 10)); err != nil {
+		return fmt.Errorf("setting the migration's statement timeout: %w", err)
+	}
+	defer func() {
+		// A failed reset leaves a session that must not serve queries.
+		if _, err := conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout"); err != nil {
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", migrateLock); err != nil {
 		return fmt.Errorf("waiting for another replica's migration: %w", err)
 	}

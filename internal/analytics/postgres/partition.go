@@ -10,7 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// partitionName is the name of day d's partition of events.
+// partitionName is the name of day d's partition of events (its unix
+// minutes d*1440 to (d+1)*1440).
 func partitionName(d int64) string { return "events_d" + strconv.FormatInt(d, 10) }
 
 // ensurePartition creates day d's partition unless this replica knows it
@@ -36,7 +37,7 @@ func (s *Store) ensurePartition(ctx context.Context, d int64) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", partitionLock); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF events FOR VALUES FROM (%d) TO (%d)", name, d, d+1))
+		_, err := tx.Exec(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s PARTITION OF events FOR VALUES FROM (%d) TO (%d)", name, d*1440, (d+1)*1440))
 		return err
 	})
 	if err != nil {

@@ -65,7 +65,7 @@ func open(ctx context.Context, opts Options, version int) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analytics store %s: %w", Redacted(opts.URL), err)
 	}
-	if err := migrate(ctx, pool, version); err != nil {
+	if err := migrate(ctx, pool, version, opts.MaintainTimeout); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("analytics store %s: %w", Redacted(opts.URL), err)
 	}

@@ -86,9 +86,8 @@ func isNoPartition(err error) bool {
 
 // rows are a batch's events in columns, for unnest.
 type rows struct {
-	day, link, client, source, clicks []int32
-	minute                            []int16
-	visitor                           []int64
+	minute, link, client, source, clicks []int32
+	visitor                              []int64
 }
 
 func (s *Store) write(ctx context.Context, b analytics.Batch) error {
@@ -109,11 +108,9 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 	days := map[int32]bool{}
 	for _, e := range events {
 		m := e.Minute()
-		d := int32(m / 1440)
-		days[d] = true
-		r.day = append(r.day, d)
+		days[int32(m/1440)] = true
+		r.minute = append(r.minute, int32(m))
 		r.link = append(r.link, s.cache.links[e.Link.UID].id)
-		r.minute = append(r.minute, int16(m%1440))
 		r.visitor = append(r.visitor, int64(e.Visitor))
 		r.client = append(r.client, s.cache.clients[clientKey(s.cache, e)])
 		r.source = append(r.source, s.cache.sources[sourceKey(s.cache, e)])
@@ -139,14 +136,15 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 		}
 		var q pgx.Batch
 		// Identical keys in one batch (the same click under two spellings of
-		// its link) are summed first: ON CONFLICT cannot touch a row twice.
-		q.Queue(`INSERT INTO events (day, link, minute, visitor, client, source, clicks)
-SELECT day, link, minute, visitor, client, source, sum(clicks)
-FROM unnest($1::integer[], $2::integer[], $3::smallint[], $4::bigint[], $5::integer[], $6::integer[], $7::integer[])
-	AS t(day, link, minute, visitor, client, source, clicks)
-GROUP BY 1, 2, 3, 4, 5, 6
-ON CONFLICT (day, link, minute, visitor, client, source) DO UPDATE SET clicks = events.clicks + excluded.clicks`,
-			r.day, r.link, r.minute, r.visitor, r.client, r.source, r.clicks)
+		// its link) are summed into one row; clicks is NULL for 1 (see
+		// migration 3). Rows are appended: the same key in two batches is
+		// two rows, which sum like one.
+		q.Queue(`INSERT INTO events (visitor, minute, link, client, source, clicks)
+SELECT visitor, minute, link, client, source, nullif(least(sum(clicks), 2147483647), 1)
+FROM unnest($1::bigint[], $2::integer[], $3::integer[], $4::integer[], $5::integer[], $6::integer[])
+	AS t(visitor, minute, link, client, source, clicks)
+GROUP BY 1, 2, 3, 4, 5`,
+			r.visitor, r.minute, r.link, r.client, r.source, r.clicks)
 		// Last, so that the row lock on today's row, which every replica's
 		// writes take, is held only for the commit.
 		q.Queue(`INSERT INTO rolled_days (day) SELECT unnest($1::integer[]) ORDER BY 1

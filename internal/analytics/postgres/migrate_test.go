@@ -1,0 +1,76 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/storetest"
+	"github.com/kurz-dev/kurz/internal/testenv"
+)
+
+// A database written by schema version 2 (raw events keyed by day and
+// minute of the day, clicks always stored) is migrated to the current
+// schema with its events: the same answers before and after Maintain
+// rolls them up, and new writes add to them.
+func TestMigrateFromVersion2(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	o := options(testenv.Postgres(t), storetest.DefaultOptions())
+	old, err := open(ctx, o, 2)
+	g.Expect(err).NotTo(HaveOccurred())
+	d := day0.Unix() / 86400
+	for _, q := range []string{
+		"INSERT INTO strs (s) VALUES ('ns'), ('DE'), ('FR')",
+		"INSERT INTO links (uid, namespace, name, domain, key) SELECT 'u1', id, 'l', 'example.com', 'k' FROM strs WHERE s = 'ns'",
+		"INSERT INTO clients (device, os, browser, country) SELECT 1, 0, 0, id FROM strs WHERE s IN ('DE', 'FR') ORDER BY s",
+		"INSERT INTO sources (referrer, utm_source, utm_medium, utm_campaign) VALUES (0, 0, 0, 0)",
+		"CREATE TABLE events_d" + itoa(d) + " PARTITION OF events FOR VALUES FROM (" + itoa(d) + ") TO (" + itoa(d+1) + ")",
+		// Two clicks of visitor 7 from DE at 01:00 (one row), one of
+		// visitor 8 from FR at 01:01.
+		`INSERT INTO events (day, link, minute, visitor, client, source, clicks)
+SELECT ` + itoa(d) + `, l.id, 60, 7, c.id, s.id, 2 FROM links l, clients c, sources s, strs n WHERE c.country = n.id AND n.s = 'DE'
+UNION ALL SELECT ` + itoa(d) + `, l.id, 61, 8, c.id, s.id, 1 FROM links l, clients c, sources s, strs n WHERE c.country = n.id AND n.s = 'FR'`,
+		"INSERT INTO rolled_days (day) VALUES (" + itoa(d) + ")",
+	} {
+		_, err := old.pool.Exec(ctx, q)
+		g.Expect(err).NotTo(HaveOccurred(), q)
+	}
+	g.Expect(old.Close()).To(Succeed())
+
+	now := day0.Add(50 * time.Hour)
+	s := openTest(t, o, now)
+	var version int
+	g.Expect(s.pool.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
+	g.Expect(version).To(Equal(len(migrations)))
+	var leftover bool
+	g.Expect(s.pool.QueryRow(ctx, "SELECT to_regclass('events_v2') IS NOT NULL OR to_regclass('v2_events_d"+itoa(d)+"') IS NOT NULL").Scan(&leftover)).To(Succeed())
+	g.Expect(leftover).To(BeFalse(), "the version-2 tables are dropped")
+
+	byCountry := func() []analytics.Row {
+		res, err := s.Query(ctx, analytics.Query{Namespace: "ns", Links: []string{"u1"}, GroupBy: analytics.GroupByCountry, Granularity: analytics.Day,
+			Start: day0, End: day0.Add(24 * time.Hour), ExcludeBots: true})
+		g.Expect(err).NotTo(HaveOccurred())
+		for i := range res.Rows {
+			res.Rows[i].Link = nil
+		}
+		return res.Rows
+	}
+	want := []analytics.Row{{Key: "DE", Clicks: 2, Visitors: 1}, {Key: "FR", Clicks: 1, Visitors: 1}}
+	g.Expect(byCountry()).To(Equal(want), "from raw events")
+	g.Expect(s.Maintain(ctx, now)).To(Succeed())
+	g.Expect(byCountry()).To(Equal(want), "from the rollups")
+
+	// A new write of the migrated day: raw events again (the day is no
+	// longer rolled up), the old rows and the new summed.
+	g.Expect(s.Write(ctx, analytics.Batch{ID: "b-1", Events: []analytics.Event{{Time: day0.Add(2 * time.Hour),
+		Link: analytics.LinkRef{UID: "u1", Namespace: "ns", Name: "l", Domain: "example.com", Key: "k"}, Device: analytics.DeviceDesktop,
+		Country: "DE", Visitor: 7, Clicks: 1}}})).To(Succeed())
+	g.Expect(byCountry()).To(Equal([]analytics.Row{{Key: "DE", Clicks: 3, Visitors: 1}, {Key: "FR", Clicks: 1, Visitors: 1}}))
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -2,11 +2,9 @@ package devenv
 
 import (
 	"crypto/x509"
-	"encoding/base64"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
 
@@ -114,29 +112,6 @@ func TestFindBinaries(t *testing.T) {
 		_, err := findBinaries()
 		g.Expect(err).To(MatchError(ContainSubstring("run `make control-plane`")))
 	})
-}
-
-func TestJWTExpiry(t *testing.T) {
-	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
-	tests := []struct {
-		name  string
-		token string
-		want  time.Time
-		ok    bool
-	}{
-		{"valid", enc(`{"alg":"ES256"}`) + "." + enc(`{"exp":1900000000}`) + ".sig", time.Unix(1900000000, 0), true},
-		{"no exp", enc(`{}`) + "." + enc(`{"sub":"x"}`) + ".sig", time.Time{}, false},
-		{"not a JWT", "abc", time.Time{}, false},
-		{"bad base64", "a.%%%.c", time.Time{}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			got, ok := jwtExpiry(tt.token)
-			g.Expect(ok).To(Equal(tt.ok))
-			g.Expect(got.Equal(tt.want)).To(BeTrue(), "got %v", got)
-		})
-	}
 }
 
 func TestDialAddrAndShellQuote(t *testing.T) {

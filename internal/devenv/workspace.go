@@ -2,8 +2,6 @@ package devenv
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kurz-dev/kurz/internal/jwtexp"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,7 +96,7 @@ func ensureToken(ctx context.Context, cs kubernetes.Interface, path, audience st
 // token of an older kurz dev, minted for kube-apiserver, is not: it is
 // replaced.
 func tokenStillGood(ctx context.Context, cs kubernetes.Interface, tok, audience string) (bool, error) {
-	if exp, ok := jwtExpiry(tok); !ok || time.Until(exp) < tokenKeepMargin {
+	if exp, ok := jwtexp.Of(tok); !ok || time.Until(exp) < tokenKeepMargin {
 		return false, nil
 	}
 	review, err := cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{
@@ -109,24 +108,4 @@ func tokenStillGood(ctx context.Context, cs kubernetes.Interface, tok, audience 
 	want := "system:serviceaccount:" + Workspace + ":" + ServiceAccount
 	return review.Status.Authenticated && review.Status.User.Username == want &&
 		slices.Contains(review.Status.Audiences, audience), nil
-}
-
-// jwtExpiry reads the exp claim of a JWT without verifying it; the
-// TokenReview does the verifying.
-func jwtExpiry(tok string) (time.Time, bool) {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return time.Time{}, false
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return time.Time{}, false
-	}
-	var claims struct {
-		Exp int64 `json:"exp"`
-	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Exp == 0 {
-		return time.Time{}, false
-	}
-	return time.Unix(claims.Exp, 0), true
 }

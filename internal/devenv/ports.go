@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+
+	"github.com/kurz-dev/kurz/internal/freeport"
 )
 
 // portPicker hands out loopback ports for etcd and kube-apiserver that were
@@ -30,20 +32,20 @@ func newPortPicker(reserved []int) *portPicker {
 
 // free returns a loopback port that was free a moment ago. The child may
 // still lose a race for it; callers retry on "address already in use".
+// freeport never repeats a port within this process; the picker adds the
+// reserved ports, which freeport cannot know.
 func (p *portPicker) free() (int, error) {
 	for range pickAttempts {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		port, err := freeport.Port()
 		if err != nil {
 			return 0, fmt.Errorf("find a free port: %w", err)
 		}
-		port := l.Addr().(*net.TCPAddr).Port
-		_ = l.Close()
 		if !p.avoid[port] {
 			p.avoid[port] = true
 			return port, nil
 		}
 	}
-	return 0, fmt.Errorf("find a free port: %d binds gave only reserved or used ports", pickAttempts)
+	return 0, fmt.Errorf("find a free port: %d binds gave only reserved ports", pickAttempts)
 }
 
 // prefer returns port when it is free on loopback and not reserved, else a

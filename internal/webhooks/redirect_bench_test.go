@@ -1,20 +1,16 @@
 package webhooks_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
-	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,12 +29,17 @@ import (
 // redirect throughput of one replica wired as `kurz manager` by default
 // (webhooks on, analytics off) with no Webhook, and with a Webhook that
 // subscribes to link.clicked of every Link, delivering to an HTTPS
-// receiver on loopback. The same wrk load (random keys of LINKS Links,
-// CONNECTIONS connections, DURATION a round, pinned to the last CPU when
-// there are two or more) runs ROUNDS times each, alternating off and on;
-// it prints each round (with the clicks the receiver got in it: none off,
-// about every request on) and the means, and reports on/off as
-// "ratio". Run it alone (-benchtime 1x): b.N is ignored.
+// receiver on loopback. The receiver is this test binary again in a
+// process of its own (receiverEnv), so that "on" pays for sending the
+// clicks, not for receiving them; with two or more CPUs the replica (this
+// process) is pinned to CPU 0 and wrk, the receiver and the control plane
+// to the last, as make bench-redirect pins kurz and nginx. The same wrk
+// load (random keys of LINKS Links, CONNECTIONS connections, DURATION a
+// round) runs ROUNDS times each, alternating off and on; it prints each
+// round (requests/s, this process's CPU per request, and the clicks the
+// receiver got: none off, about every request on), the means, on/off as
+// "ratio" and the CPU per click spent on webhooks (on minus off). Run it
+// alone (-benchtime 1x): b.N is ignored.
 func BenchmarkRedirectWebhooksOnOff(b *testing.B) {
 	env := testenv.Need(b)
 	if _, err := exec.LookPath("wrk"); err != nil {
@@ -54,14 +55,9 @@ func BenchmarkRedirectWebhooksOnOff(b *testing.B) {
 	g := NewWithT(b)
 	ctx := context.Background()
 
-	var clicks atomic.Int64
-	rcv := httptest.NewTLSServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		clicks.Add(int64(bytes.Count(body, []byte(`"count":`))))
-	}))
-	b.Cleanup(rcv.Close)
-	ca := filepath.Join(b.TempDir(), "ca.pem")
-	g.Expect(os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: rcv.Certificate().Raw}), 0o600)).To(Succeed())
+	cpu := lastCPU()
+	rcv := startReceiverProcess(b, cpu)
+	ca := rcv.caFile
 
 	dns := dnstest.Start(b)
 	o := replicaOptions(b, dns, ca)
@@ -82,6 +78,14 @@ func BenchmarkRedirectWebhooksOnOff(b *testing.B) {
 	last := fmt.Sprintf("/k%d", links-1)
 	g.Eventually(func() int { return status(o.Redirect.BindAddress, host, last) }, timeout, poll).Should(Equal(http.StatusFound))
 	newSecret(b, ns, "signing", true)
+	if cpu >= 0 {
+		// The replica (this process) on core 0; wrk, the receiver and the
+		// control plane on the other.
+		pinProcess(b, os.Getpid(), 0)
+		for _, pid := range childPIDs(os.Getpid()) {
+			pinProcess(b, pid, cpu)
+		}
+	}
 
 	script := filepath.Join(b.TempDir(), "keys.lua")
 	g.Expect(os.WriteFile(script, []byte(fmt.Sprintf(`math.randomseed(os.time())
@@ -90,18 +94,24 @@ wrk.headers["User-Agent"] = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebK
 wrk.headers["Referer"] = "https://news.example.com/today"
 request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 `, host, links-1)), 0o600)).To(Succeed())
-	wrk := func(d string) float64 {
+	// wrk returns requests/s and this process's CPU time per request.
+	wrk := func(d string) (float64, time.Duration) {
 		args := []string{"-t1", "-c" + strconv.Itoa(conns), "-d" + d, "-s", script, "http://" + o.Redirect.BindAddress + "/"}
 		cmd := exec.Command("wrk", args...)
-		if n := runtime.NumCPU(); n >= 2 {
-			cmd = exec.Command("taskset", append([]string{"-c", strconv.Itoa(n - 1), "wrk"}, args...)...)
+		if cpu >= 0 {
+			cmd = exec.Command("taskset", append([]string{"-c", strconv.Itoa(cpu), "wrk"}, args...)...)
 		}
+		before := processCPU(b)
 		out, err := cmd.CombinedOutput()
+		used := processCPU(b) - before
 		g.Expect(err).NotTo(HaveOccurred(), "%s", out)
 		m := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`).FindSubmatch(out)
 		g.Expect(m).NotTo(BeNil(), "%s", out)
 		rps, _ := strconv.ParseFloat(string(m[1]), 64)
-		return rps
+		n := regexp.MustCompile(`([0-9]+) requests in`).FindSubmatch(out)
+		g.Expect(n).NotTo(BeNil(), "%s", out)
+		requests, _ := strconv.ParseInt(string(n[1]), 10, 64)
+		return rps, used / time.Duration(max(requests, 1))
 	}
 
 	var wh *kurzv1alpha1.Webhook
@@ -113,7 +123,7 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 				wh = nil
 				// Deliveries of the last batches land before the round.
 				before := int64(-1)
-				g.Eventually(func() bool { n := clicks.Load(); settled := n == before; before = n; return settled }, timeout, 2*time.Second).Should(BeTrue())
+				g.Eventually(func() bool { n := rcv.clicks(g); settled := n == before; before = n; return settled }, timeout, 2*time.Second).Should(BeTrue())
 			}
 			return
 		}
@@ -122,21 +132,22 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		}
 		wh = &kurzv1alpha1.Webhook{}
 		wh.Namespace, wh.Name = ns, "clicks"
-		wh.Spec = kurzv1alpha1.WebhookSpec{URL: rcv.URL + "/hook", Events: []kurzv1alpha1.WebhookEvent{kurzv1alpha1.EventLinkClicked},
+		wh.Spec = kurzv1alpha1.WebhookSpec{URL: rcv.url + "/hook", Events: []kurzv1alpha1.WebhookEvent{kurzv1alpha1.EventLinkClicked},
 			SecretRef: kurzv1alpha1.WebhookSecretRef{Name: "signing"}}
 		g.Expect(c.Create(ctx, wh)).To(Succeed())
 		// On once a click gets through.
-		before := clicks.Load()
+		before := rcv.clicks(g)
 		g.Eventually(func() int64 {
 			status(o.Redirect.BindAddress, host, "/k0")
-			return clicks.Load() - before
+			return rcv.clicks(g) - before
 		}, timeout, 200*time.Millisecond).Should(BeNumerically(">", 0))
 	}
 
-	fmt.Printf("redirects with webhooks off (no Webhook) and on (a Webhook for link.clicked of every Link, receiver on loopback): %d links, %d connections, %d rounds of %s each\n",
-		links, conns, rounds, duration)
+	fmt.Printf("redirects with webhooks off (no Webhook) and on (a Webhook for link.clicked of every Link, receiver in a process of its own): %d links, %d connections, %d rounds of %s each; replica pinned to CPU 0, wrk, receiver and control plane to CPU %d\n",
+		links, conns, rounds, duration, cpu)
 	wrk("2s") // warm up
 	var sum [2]float64
+	var cpuSum [2]time.Duration
 	for r := range rounds {
 		order := []bool{false, true}
 		if r%2 == 1 {
@@ -144,22 +155,35 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		}
 		for _, on := range order {
 			set(on)
-			before := clicks.Load()
-			rps := wrk(duration)
+			before := rcv.clicks(g)
+			rps, perReq := wrk(duration)
 			i, name := 0, "off"
 			if on {
 				i, name = 1, "on"
 			}
 			sum[i] += rps
-			fmt.Printf("  round %d %-3s %9.0f req/s  (clicks received so far in the round: %d)\n", r+1, name, rps, clicks.Load()-before)
+			cpuSum[i] += perReq
+			fmt.Printf("  round %d %-3s %9.0f req/s  %6.2f us CPU/request  (clicks received in the round: %d)\n",
+				r+1, name, rps, float64(perReq.Nanoseconds())/1e3, rcv.clicks(g)-before)
 		}
 	}
 	set(false)
 	off, on := sum[0]/float64(rounds), sum[1]/float64(rounds)
-	fmt.Printf("webhooks off: %.0f req/s\nwebhooks on:  %.0f req/s\nratio on/off: %.3f (target >= 0.95)\n", off, on, on/off)
+	cpuOff, cpuOn := cpuSum[0]/time.Duration(rounds), cpuSum[1]/time.Duration(rounds)
+	fmt.Printf("webhooks off: %.0f req/s, %.2f us CPU/request\nwebhooks on:  %.0f req/s, %.2f us CPU/request\nratio on/off: %.3f (target >= 0.95); CPU per click spent on webhooks: %.2f us\n",
+		off, float64(cpuOff.Nanoseconds())/1e3, on, float64(cpuOn.Nanoseconds())/1e3, on/off, float64((cpuOn-cpuOff).Nanoseconds())/1e3)
 	b.ReportMetric(off, "off-req/s")
 	b.ReportMetric(on, "on-req/s")
 	b.ReportMetric(on/off, "ratio")
+}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func envInt(b *testing.B, name string, def int) int {

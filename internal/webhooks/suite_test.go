@@ -54,6 +54,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if file := os.Getenv(receiverEnv); file != "" {
+		runReceiverProcess(file)
+	}
 	// Set before testenv.Main's (the first logger set wins): every level
 	// up to V(7), into logs, and to stderr with KURZ_TEST_LOG. From V(8)
 	// on, client-go logs the bodies of API requests and answers, which

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,19 +9,19 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/kurz-dev/kurz/internal/freeport"
 	"github.com/kurz-dev/kurz/internal/procstop"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // dev is one `kurz dev` process.
 type dev struct {
 	dir, apiAddr string
 	cmd          *exec.Cmd
-	log          *syncBuffer
+	log          *testenv.Output
 	done         chan struct{}
 }
 
@@ -37,7 +36,7 @@ func startDev(ctx context.Context, kurz, dir string, extra ...string) (*dev, err
 		}
 		addrs[i] = a
 	}
-	d := &dev{dir: dir, apiAddr: addrs[0], log: &syncBuffer{}, done: make(chan struct{})}
+	d := &dev{dir: dir, apiAddr: addrs[0], log: &testenv.Output{}, done: make(chan struct{})}
 	d.cmd = exec.Command(kurz, append([]string{"dev", "--data-dir", dir, "--api-addr", addrs[0], "--redirect-addr", addrs[1],
 		"--metrics-bind-address", "0"}, extra...)...)
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
@@ -96,21 +95,3 @@ func (d *dev) client(ctx context.Context) apiClient {
 func (d *dev) stop() { _, _ = procstop.Stop(d.cmd.Process, d.done, time.Minute) }
 
 func numCPU() int { return runtime.NumCPU() }
-
-// syncBuffer is a log written by a process and read on failure.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}

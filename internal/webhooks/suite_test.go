@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -44,7 +43,7 @@ var (
 	k8sClient client.Client
 	// logs holds every log line of the suite's managers, at every level:
 	// TestSecretNeverLeaks greps it.
-	logs syncBuffer
+	logs testenv.Output
 )
 
 // Timeouts are generous: other packages' tests share the two cores.
@@ -70,24 +69,6 @@ func TestMain(m *testing.M) {
 		cfg, k8sClient = e.Config, e.Client
 		return nil
 	})
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var counter atomic.Int64

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -14,3 +15,11 @@ func (r *LinkReconciler) LinksOfDomain(ctx context.Context, o client.Object) []r
 
 // CertificateOnly exposes the Secret cache transform to tests.
 var CertificateOnly = certificateOnly
+
+// CheckSettled exposes the start check's pass over a synced cache.
+func (r *LinkReconciler) CheckSettled(ctx context.Context, c client.Reader, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	r.checkSettled(ctx, c, q)
+}
+
+// SettledAtStart exposes the Link watch's filter of its first list.
+var SettledAtStart = settledAtStart

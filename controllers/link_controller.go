@@ -44,7 +44,10 @@ type LinkReconciler struct {
 // flushes, label and annotation edits), so they never cause a reconcile;
 // except a Domain's recorded claim, which decides who holds a hostname.
 func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
-	b := statusController(mgr, "link", &kurzv1alpha1.Link{}, workers).
+	b := statusController(mgr, "link", &kurzv1alpha1.Link{}, workers, settledAtStart).
+		// The first list's settled Links are checked once, not queued
+		// (link_start.go).
+		WatchesRawSource(r.startCheck(mgr.GetCache())).
 		// A link appearing, leaving or changing its domain or key can win
 		// or lose the key for the links that share it.
 		Watches(&kurzv1alpha1.Link{}, handler.EnqueueRequestsFromMapFunc(r.linksSharingKey),

@@ -113,17 +113,13 @@ func patchChangedStatus(ctx context.Context, c client.Client, orig, obj client.O
 
 // statusController starts the controller named name for obj, with
 // workers concurrent reconciles, that ignores updates leaving
-// metadata.generation alone (status writes, label and annotation edits).
-func statusController(mgr ctrl.Manager, name string, obj client.Object, workers int) *builder.Builder {
+// metadata.generation alone (status writes, label and annotation edits)
+// and the events more filters drop.
+func statusController(mgr ctrl.Manager, name string, obj client.Object, workers int, more ...predicate.Predicate) *builder.Builder {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		For(obj, specChanged()).
+		For(obj, builder.WithPredicates(append([]predicate.Predicate{predicate.GenerationChangedPredicate{}}, more...)...)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(workers, 1)})
-}
-
-// specChanged passes only the events that change metadata.generation.
-func specChanged() builder.Predicates {
-	return builder.WithPredicates(predicate.GenerationChangedPredicate{})
 }
 
 // watchDomains makes b reconcile what toRequests maps a Domain to, when a

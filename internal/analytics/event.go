@@ -152,10 +152,18 @@ func isCountry(s string) bool {
 // character, a comma, which the API's filters separate values with, or
 // longer than MaxCityLen in all).
 func CityKey(country, name string) string {
-	if !isCountry(country) || !validCityName(name) || 3+len(name) > MaxCityLen {
-		return ""
+	return string(AppendCityKey(nil, country, name))
+}
+
+// AppendCityKey appends CityKey(country, name) to dst, without allocating
+// when dst has room.
+func AppendCityKey(dst []byte, country, name string) []byte {
+	if !isCountry(country) || 3+len(name) > MaxCityLen || !validCityName(name) {
+		return dst
 	}
-	return country + "/" + name
+	dst = append(dst, country...)
+	dst = append(dst, '/')
+	return append(dst, name...)
 }
 
 // CityName is the name part of an Event.City ("" for "").

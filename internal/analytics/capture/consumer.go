@@ -98,8 +98,8 @@ func (c *Consumer) Replay(ctx context.Context) error {
 	return nil
 }
 
-// SetGeoIP makes the consumer look up the country of clicks the trusted
-// country header did not give; call it before Run.
+// SetGeoIP makes the consumer look up the country and city of clicks the
+// trusted country header did not give; call it before Run.
 func (c *Consumer) SetGeoIP(g GeoIP) { c.geo = g }
 
 // Run drains the ring every DrainInterval and flushes the sinks at the end

@@ -166,14 +166,6 @@ func AppendCityKey(dst []byte, country, name string) []byte {
 	return append(dst, name...)
 }
 
-// CityName is the name part of an Event.City ("" for "").
-func CityName(city string) string {
-	if len(city) < 3 {
-		return ""
-	}
-	return city[3:]
-}
-
 func validCity(city, country string) bool {
 	return len(city) <= MaxCityLen && len(city) > 3 && city[:2] == country && city[2] == '/' && validCityName(city[3:])
 }

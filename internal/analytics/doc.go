@@ -13,7 +13,9 @@
 //   - Visitor, the keyed hash of client IP and User-Agent with the salt of
 //     the click's UTC day (VisitorHasher, Visitors);
 //   - Referrer, the Referer's host (ReferrerHost); Country, from the
-//     operator's trusted header (NormalizeCountry);
+//     operator's trusted header (NormalizeCountry) or the GeoIP file;
+//     City, from the GeoIP file only, keyed by its country (CityKey:
+//     "DE/Berlin", the file's English name);
 //   - the utm_source, utm_medium and utm_campaign of the URL the visitor
 //     was sent to (MergeUTM over UTMOfURL of the link's destination: the
 //     visitor's query wins pair by pair, as the redirect merges them).

@@ -3,6 +3,7 @@ package analytics
 import (
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // Limits of an Event's strings, in bytes. The capture side truncates to
@@ -12,6 +13,9 @@ const (
 	MaxReferrerLen = 253 // a DNS name
 	MaxUTMLen      = 255
 	MaxNameLen     = 64 // OS and browser names from the UA parser
+	// MaxCityLen bounds Event.City, its country and "/" included: the
+	// longest English city name in GeoNames is under 100 bytes.
+	MaxCityLen = 128
 )
 
 // Device is the class of the client that clicked, from its User-Agent.
@@ -83,6 +87,11 @@ type Event struct {
 	OS, Browser string
 	// Country is ISO 3166-1 alpha-2, upper case; "" unknown.
 	Country string
+	// City is the visitor's city from the GeoIP file, keyed by its country
+	// (two cities share a name): Country, "/", and the file's English name
+	// ("DE/Berlin", CityKey); "" unknown, always when the country came
+	// from the trusted header.
+	City string
 	// Referrer is the referring page's host, lower case; "" is direct.
 	Referrer string
 	// UTMSource, UTMMedium and UTMCampaign are those of the URL the visitor
@@ -123,6 +132,8 @@ func (e *Event) Validate() error {
 		return fmt.Errorf("event: os or browser longer than %d bytes", MaxNameLen)
 	case e.Country != "" && !isCountry(e.Country):
 		return fmt.Errorf("event: country %q is not two upper-case letters", e.Country)
+	case e.City != "" && !validCity(e.City, e.Country):
+		return fmt.Errorf("event: city %q is not the country %q, \"/\" and a name of at most %d bytes in all", e.City, e.Country, MaxCityLen)
 	case len(e.Referrer) > MaxReferrerLen:
 		return fmt.Errorf("event: referrer longer than %d bytes", MaxReferrerLen)
 	case len(e.UTMSource) > MaxUTMLen || len(e.UTMMedium) > MaxUTMLen || len(e.UTMCampaign) > MaxUTMLen:
@@ -133,6 +144,42 @@ func (e *Event) Validate() error {
 
 func isCountry(s string) bool {
 	return len(s) == 2 && 'A' <= s[0] && s[0] <= 'Z' && 'A' <= s[1] && s[1] <= 'Z'
+}
+
+// CityKey is Event.City for a city named name (the GeoIP file's English
+// name) in country (ISO 3166-1 alpha-2, upper case): "DE/Berlin". It is ""
+// when either is unknown or the name is not usable (not UTF-8, a control
+// character, a comma, which the API's filters separate values with, or
+// longer than MaxCityLen in all).
+func CityKey(country, name string) string {
+	return string(AppendCityKey(nil, country, name))
+}
+
+// AppendCityKey appends CityKey(country, name) to dst, without allocating
+// when dst has room.
+func AppendCityKey(dst []byte, country, name string) []byte {
+	if !isCountry(country) || 3+len(name) > MaxCityLen || !validCityName(name) {
+		return dst
+	}
+	dst = append(dst, country...)
+	dst = append(dst, '/')
+	return append(dst, name...)
+}
+
+func validCity(city, country string) bool {
+	return len(city) <= MaxCityLen && len(city) > 3 && city[:2] == country && city[2] == '/' && validCityName(city[3:])
+}
+
+func validCityName(s string) bool {
+	if s == "" || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == ',' {
+			return false
+		}
+	}
+	return true
 }
 
 // NormalizeCountry is s as an Event's Country: two ASCII letters upper-cased,

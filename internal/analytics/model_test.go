@@ -60,6 +60,37 @@ func TestNormalizeCountry(t *testing.T) {
 	}
 }
 
+// A city is its country and name (two cities share a name), "" when
+// either is unknown or the name is one the API's comma-separated filter
+// could not take; a key passes Validate with its country.
+func TestCityKey(t *testing.T) {
+	for _, c := range []struct{ country, name, want string }{
+		{"DE", "Berlin", "DE/Berlin"},
+		{"US", "Paris", "US/Paris"},
+		{"CR", "San José", "CR/San José"},
+		{"", "Berlin", ""},
+		{"de", "Berlin", ""},
+		{"DE", "", ""},
+		{"US", "Washington, D.C.", ""},
+		{"DE", "Ber\nlin", ""},
+		{"DE", "Ber\x00lin", ""},
+		{"DE", "\xff", ""},
+		{"DE", strings.Repeat("x", MaxCityLen-3), "DE/" + strings.Repeat("x", MaxCityLen-3)},
+		{"DE", strings.Repeat("x", MaxCityLen-2), ""},
+	} {
+		got := CityKey(c.country, c.name)
+		if got != c.want {
+			t.Errorf("CityKey(%q, %q) = %q, want %q", c.country, c.name, got, c.want)
+		}
+		if got != "" {
+			e := Event{Time: time.Unix(1e9, 0), Link: LinkRef{UID: "u", Namespace: "ns"}, Clicks: 1, Country: c.country, City: got}
+			if err := e.Validate(); err != nil {
+				t.Errorf("CityKey(%q, %q): %v", c.country, c.name, err)
+			}
+		}
+	}
+}
+
 func TestAggregator(t *testing.T) {
 	t0 := time.Date(2025, 5, 1, 10, 0, 5, 0, time.UTC)
 	l := LinkRef{UID: "u", Namespace: "ns"}
@@ -91,14 +122,20 @@ func TestAggregator(t *testing.T) {
 func TestBatchValidate(t *testing.T) {
 	ok := Event{Time: time.Unix(1e9, 0), Link: LinkRef{UID: "u", Namespace: "ns"}, Clicks: 1}
 	for name, mut := range map[string]func(e *Event){
-		"time":      func(e *Event) { e.Time = time.Time{} },
-		"uid":       func(e *Event) { e.Link.UID = "" },
-		"namespace": func(e *Event) { e.Link.Namespace = "" },
-		"device":    func(e *Event) { e.Device = 9 },
-		"clicks":    func(e *Event) { e.Clicks = 0 },
-		"country":   func(e *Event) { e.Country = "de" },
-		"referrer":  func(e *Event) { e.Referrer = strings.Repeat("r", MaxReferrerLen+1) },
-		"utm":       func(e *Event) { e.UTMCampaign = strings.Repeat("c", MaxUTMLen+1) },
+		"time":                     func(e *Event) { e.Time = time.Time{} },
+		"uid":                      func(e *Event) { e.Link.UID = "" },
+		"namespace":                func(e *Event) { e.Link.Namespace = "" },
+		"device":                   func(e *Event) { e.Device = 9 },
+		"clicks":                   func(e *Event) { e.Clicks = 0 },
+		"country":                  func(e *Event) { e.Country = "de" },
+		"referrer":                 func(e *Event) { e.Referrer = strings.Repeat("r", MaxReferrerLen+1) },
+		"utm":                      func(e *Event) { e.UTMCampaign = strings.Repeat("c", MaxUTMLen+1) },
+		"city without its country": func(e *Event) { e.City = "Berlin" },
+		"city of another country":  func(e *Event) { e.Country, e.City = "FR", "DE/Berlin" },
+		"city without a country":   func(e *Event) { e.City = "DE/Berlin" },
+		"city without a name":      func(e *Event) { e.Country, e.City = "DE", "DE/" },
+		"city with a comma":        func(e *Event) { e.Country, e.City = "US", "US/Washington, D.C." },
+		"city too long":            func(e *Event) { e.Country, e.City = "DE", "DE/"+strings.Repeat("x", MaxCityLen) },
 	} {
 		e := ok
 		mut(&e)

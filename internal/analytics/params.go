@@ -35,7 +35,7 @@ const DefaultInterval = "30d"
 // (24h, 7d, 30d, 90d, 1y, all) or start and end (RFC 3339), granularity
 // (derived from the span unless given), timezone (an IANA name; UTC by
 // default), group_by, exclude_bots (true by default), limit and the
-// dimension filters (device, os, browser, referrer, country, utm_*; a
+// dimension filters (device, os, browser, referrer, country, city, utm_*; a
 // comma-separated list is any of the values). Namespace and Links are the
 // caller's. Every error is a *QueryError naming the parameter.
 //
@@ -240,7 +240,7 @@ func (q *Query) validateParams() error {
 		return ParamError("source", "%q is not events or rollups", q.Source)
 	}
 	for d, vals := range q.Filters {
-		if d < DimDevice || d > DimUTMCampaign {
+		if d < DimDevice || d > DimCity {
 			return ParamError("filter", "unknown dimension %d", d)
 		}
 		if len(vals) == 0 || len(vals) > MaxFilterValues {

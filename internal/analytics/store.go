@@ -51,12 +51,21 @@ const (
 	DimUTMSource
 	DimUTMMedium
 	DimUTMCampaign
+	// DimCity is numbered last because stores keep the numbers; it is a
+	// client's dimension like country (Event.City).
+	DimCity
 )
 
-var dimNames = [...]string{"", "device", "os", "browser", "country", "referrer", "utm_source", "utm_medium", "utm_campaign"}
+var dimNames = [...]string{"", "device", "os", "browser", "country", "referrer", "utm_source", "utm_medium", "utm_campaign", "city"}
 
 // Dimensions are every dimension, in order.
-var Dimensions = []Dimension{DimDevice, DimOS, DimBrowser, DimCountry, DimReferrer, DimUTMSource, DimUTMMedium, DimUTMCampaign}
+var Dimensions = []Dimension{DimDevice, DimOS, DimBrowser, DimCountry, DimCity, DimReferrer, DimUTMSource, DimUTMMedium, DimUTMCampaign}
+
+// ClientDim reports whether d is a dimension of who clicked (device, OS,
+// browser, country, city) rather than of where from (referrer, UTM).
+func (d Dimension) ClientDim() bool {
+	return (d >= DimDevice && d <= DimCountry) || d == DimCity
+}
 
 // String is the dimension's name as the API spells it.
 func (d Dimension) String() string {
@@ -87,6 +96,8 @@ func (e *Event) Value(d Dimension) string {
 		return e.Browser
 	case DimCountry:
 		return e.Country
+	case DimCity:
+		return e.City
 	case DimReferrer:
 		return e.Referrer
 	case DimUTMSource:
@@ -110,6 +121,7 @@ const (
 	GroupByOS          GroupBy = "os"
 	GroupByBrowser     GroupBy = "browser"
 	GroupByCountry     GroupBy = "country"
+	GroupByCity        GroupBy = "city"
 	GroupByReferrer    GroupBy = "referrer"
 	GroupByUTMSource   GroupBy = "utm_source"
 	GroupByUTMMedium   GroupBy = "utm_medium"
@@ -117,7 +129,7 @@ const (
 )
 
 // GroupBys are every group_by value, timeseries first.
-var GroupBys = []GroupBy{GroupByTimeseries, GroupByDevice, GroupByOS, GroupByBrowser, GroupByReferrer, GroupByCountry, GroupByUTMSource, GroupByUTMMedium, GroupByUTMCampaign, GroupByLink}
+var GroupBys = []GroupBy{GroupByTimeseries, GroupByDevice, GroupByOS, GroupByBrowser, GroupByReferrer, GroupByCountry, GroupByCity, GroupByUTMSource, GroupByUTMMedium, GroupByUTMCampaign, GroupByLink}
 
 // Dimension is the dimension g groups by, or false for timeseries and link.
 func (g GroupBy) Dimension() (Dimension, bool) { return ParseDimension(string(g)) }

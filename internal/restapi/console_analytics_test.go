@@ -87,7 +87,7 @@ func TestConsoleAnalytics(t *testing.T) {
 		})
 	}
 
-	// hot: 3 desktop clicks from Germany via news.example (campaign
+	// hot: 3 desktop clicks from Berlin via news.example (campaign
 	// spring) 49 hours ago, 2 mobile ones from France, direct, 3 hours
 	// ago, and a bot; warm: one click. Two days, so two bars.
 	now := time.Now().UTC().Truncate(time.Minute)
@@ -96,7 +96,7 @@ func TestConsoleAnalytics(t *testing.T) {
 	}
 	batch := analytics.Batch{ID: "console-" + w.ns, Events: []analytics.Event{
 		{Time: now.Add(-49 * time.Hour), Link: ref(aID, "hot"), Visitor: 1, Device: analytics.DeviceDesktop, OS: "Windows", Browser: "Chrome",
-			Country: "DE", Referrer: "news.example", UTMSource: "newsletter", UTMMedium: "email", UTMCampaign: "spring", Clicks: 3},
+			Country: "DE", City: "DE/Berlin", Referrer: "news.example", UTMSource: "newsletter", UTMMedium: "email", UTMCampaign: "spring", Clicks: 3},
 		{Time: now.Add(-3 * time.Hour), Link: ref(aID, "hot"), Visitor: 2, Device: analytics.DeviceMobile, OS: "iOS", Browser: "Safari",
 			Country: "FR", Clicks: 2},
 		{Time: now.Add(-3 * time.Hour), Link: ref(aID, "hot"), Visitor: 3, Device: analytics.DeviceBot, Browser: "Googlebot", Clicks: 1},
@@ -108,7 +108,7 @@ func TestConsoleAnalytics(t *testing.T) {
 	signInAt(t, ctx, analyticsURL, w.viewer.token)
 	var clicks, visitors, bots string
 	var bars []int
-	var countries, devices, referrers, campaigns map[string]string
+	var countries, cities, devices, referrers, campaigns map[string]string
 	lists := func(name string, dst *map[string]string) chromedp.Action[chromedp.Void] {
 		return into(chromedp.Evaluate[map[string]string](`Object.fromEntries([...document.querySelectorAll('[data-test=bars-`+name+`] li')]
 			.map(li => [li.querySelector('.bar-label').textContent, li.querySelector('.bar-count').textContent]))`), dst)
@@ -121,11 +121,12 @@ func TestConsoleAnalytics(t *testing.T) {
 		into(chromedp.Text(chromedp.CSS(`[data-test=total-visitors]`)), &visitors),
 		into(chromedp.Text(chromedp.CSS(`[data-test=total-bots]`)), &bots),
 		into(chromedp.Evaluate[[]int](`[...document.querySelectorAll('[data-test=chart] rect.bar')].map(r => Number(r.dataset.clicks)).filter(n => n > 0).sort()`), &bars),
-		lists("country", &countries), lists("device", &devices), lists("referrer", &referrers), lists("utm_campaign", &campaigns),
+		lists("country", &countries), lists("city", &cities), lists("device", &devices), lists("referrer", &referrers), lists("utm_campaign", &campaigns),
 	)
 	g.Expect([]string{clicks, visitors, bots}).To(Equal([]string{"5", "2", "1"}))
 	g.Expect(bars).To(Equal([]int{2, 3}), "a bar per day with clicks (empty days are bars of 0)")
 	g.Expect(countries).To(Equal(map[string]string{"DE": "3", "FR": "2"}))
+	g.Expect(cities).To(Equal(map[string]string{"DE/Berlin": "3", "Unknown": "2"}))
 	g.Expect(devices).To(Equal(map[string]string{"desktop": "3", "mobile": "2"}), "the bot is apart")
 	g.Expect(referrers).To(Equal(map[string]string{"news.example": "3", "Direct (no referrer)": "2"}))
 	g.Expect(campaigns).To(Equal(map[string]string{"spring": "3", "Unknown": "2"}))

@@ -91,7 +91,7 @@ func TestClicksAreBatched(t *testing.T) {
 	}
 	now := time.Now().UTC()
 	e := &analytics.Event{Link: ref(promo), Visitor: 0xfeedface, Device: analytics.DeviceMobile, OS: "iOS", Browser: "Safari",
-		Country: "DE", Referrer: "news.example", UTMSource: "newsletter", Clicks: 1}
+		Country: "DE", City: "DE/Berlin", Referrer: "news.example", UTMSource: "newsletter", Clicks: 1}
 	for i := range 250 {
 		e.Time = now.Add(time.Duration(i) * time.Millisecond)
 		d.Clicked(e) // copied: e is reused
@@ -124,6 +124,7 @@ func TestClicksAreBatched(t *testing.T) {
 		for _, c := range b.Clicks {
 			g.Expect(c).To(HaveKeyWithValue("device", "mobile"))
 			g.Expect(c).To(HaveKeyWithValue("country", "DE"))
+			g.Expect(c).To(HaveKeyWithValue("city", "DE/Berlin"))
 			g.Expect(c).To(HaveKeyWithValue("referrer", "news.example"))
 			g.Expect(c).To(HaveKeyWithValue("utm_source", "newsletter"))
 			g.Expect(c).To(HaveKeyWithValue("utm_medium", BeNil()))

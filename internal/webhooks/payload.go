@@ -60,6 +60,7 @@ type clickView struct {
 	OS          *string   `json:"os"`
 	Browser     *string   `json:"browser"`
 	Country     *string   `json:"country"`
+	City        *string   `json:"city"`
 	Referrer    *string   `json:"referrer"`
 	UTMSource   *string   `json:"utm_source"`
 	UTMMedium   *string   `json:"utm_medium"`
@@ -83,6 +84,7 @@ func newClickView(e *analytics.Event) clickView {
 			Link: "https://" + e.Link.Domain + "/" + e.Link.Key,
 		},
 		Device: e.Device.String(), OS: orNull(e.OS), Browser: orNull(e.Browser), Country: orNull(e.Country),
+		City:      orNull(e.City),
 		Referrer:  orNull(e.Referrer),
 		UTMSource: orNull(e.UTMSource), UTMMedium: orNull(e.UTMMedium), UTMCampaign: orNull(e.UTMCampaign),
 	}

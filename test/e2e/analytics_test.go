@@ -142,7 +142,7 @@ func TestAnalytics(t *testing.T) {
 	// Every parameter's bad value: 422 naming it.
 	for param, value := range map[string]string{
 		"interval": "2w", "start": "yesterday", "granularity": "week", "timezone": "Mars/Olympus",
-		"group_by": "city", "exclude_bots": "maybe", "limit": "0", "device": "fridge", "bogus": "1",
+		"group_by": "planet", "exclude_bots": "maybe", "limit": "0", "device": "fridge", "bogus": "1",
 	} {
 		q := url.Values{param: {value}}
 		if param == "limit" {

@@ -21,8 +21,8 @@ type Salts interface {
 	Salts() (generation uint64, salts []analytics.DaySalt)
 }
 
-// GeoIP gives a client address's country (ISO 3166-1 alpha-2) and city;
-// geoip.DB is one. Lookup is called on the consumer's goroutine while the
+// GeoIP gives a client address's country (ISO 3166-1 alpha-2) and city
+// (its English name); geoip.DB is one. Lookup is called on the consumer's goroutine while the
 // database may reload: it must be safe for that.
 type GeoIP interface {
 	Lookup(addr netip.Addr) (country, city string)
@@ -30,7 +30,7 @@ type GeoIP interface {
 
 // Consumer takes the clicks the redirect put in the Ring, enriches them
 // into Events (User-Agent class, visitor hash, referrer host, UTM of the
-// destination after the visitor's query was merged, country) and hands each
+// destination after the visitor's query was merged, country, city) and hands each
 // to its sinks, on one goroutine. It is one of the redirect server's click
 // consumers (Replay, Run, Finish).
 type Consumer struct {
@@ -98,8 +98,8 @@ func (c *Consumer) Replay(ctx context.Context) error {
 	return nil
 }
 
-// SetGeoIP makes the consumer look up the country of clicks the trusted
-// country header did not give; call it before Run.
+// SetGeoIP makes the consumer look up the country and city of clicks the
+// trusted country header did not give; call it before Run.
 func (c *Consumer) SetGeoIP(g GeoIP) { c.geo = g }
 
 // Run drains the ring every DrainInterval and flushes the sinks at the end
@@ -213,9 +213,12 @@ func (c *Consumer) enrich(k *Click) {
 	if k.Country != [2]byte{} {
 		e.Country = c.t.country(k.Country)
 	}
+	// The city only from the file, with the file's country: a header's
+	// country with the file's city could name a city of another country.
 	if e.Country == "" && c.geo != nil && k.IP.IsValid() {
-		country, _ := c.geo.Lookup(k.IP)
+		country, city := c.geo.Lookup(k.IP)
 		e.Country = c.t.intern(analytics.NormalizeCountry(country))
+		e.City = c.t.city(e.Country, city)
 	}
 	for _, s := range c.sinks {
 		s.Clicked(e)

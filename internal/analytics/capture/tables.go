@@ -7,7 +7,7 @@ import (
 )
 
 // Bounds of the consumer's tables: a flood of distinct values (referrers,
-// User-Agents, links) costs at most this many entries each; then every
+// cities, User-Agents, links) costs at most this many entries each; then every
 // table starts over (values already handed out stay valid: the Aggregator
 // finds their rows by value once, see analytics.Event.Ident).
 const (
@@ -59,6 +59,8 @@ type tables struct {
 	uas       map[uint64]uaInfo
 	seed      maphash.Seed
 	countries [26 * 26]countryOf
+	// key is city's scratch space for a city's key.
+	key []byte
 }
 
 func newTables() tables {
@@ -155,4 +157,13 @@ func (t *tables) country(v [2]byte) string {
 		*c = countryOf{s: t.intern(analytics.NormalizeCountry(bytesString(v[:]))), set: true}
 	}
 	return c.s
+}
+
+// city is the interned Event.City of a city named name in country (""
+// when either is unknown or the name unusable, analytics.CityKey). Cities
+// are interned like every other value, so they share its bound: a file's
+// cities are finite, but the clients choose their addresses.
+func (t *tables) city(country, name string) string {
+	t.key = analytics.AppendCityKey(t.key[:0], country, name)
+	return t.intern(bytesString(t.key))
 }

@@ -23,7 +23,8 @@
 // kurz.link.domain, kurz.link.key, kurz.clicks (int), kurz.visitor (the
 // day's keyed visitor hash as 16 hex digits: unique per day, unlinkable
 // across days; no IP is exported), kurz.device, kurz.os, kurz.browser,
-// kurz.country, kurz.referrer, kurz.utm_source, kurz.utm_medium,
+// kurz.country, kurz.city (the country and the GeoIP file's English
+// name, "DE/Berlin", as the analytics API's city), kurz.referrer, kurz.utm_source, kurz.utm_medium,
 // kurz.utm_campaign, and kurz.batch.id: a batch the writer retries
 // carries the same id, so a consumer can drop the copy (OTLP itself
 // delivers at least once). The resource has service.name kurz.

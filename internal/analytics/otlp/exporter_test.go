@@ -101,7 +101,7 @@ var minute = time.Date(2026, 11, 3, 14, 7, 0, 0, time.UTC)
 func events() []analytics.Event {
 	return []analytics.Event{{
 		Time: minute.Add(31 * time.Second), Link: analytics.LinkRef{UID: "u-1", Namespace: "team-a", Name: "spring", Domain: "go.example.com", Key: "spring"},
-		Visitor: 0xabc, Device: analytics.DeviceMobile, OS: "iOS", Browser: "Safari", Country: "FR", Referrer: "news.example.org",
+		Visitor: 0xabc, Device: analytics.DeviceMobile, OS: "iOS", Browser: "Safari", Country: "FR", City: "FR/Paris", Referrer: "news.example.org",
 		UTMSource: "newsletter", UTMMedium: "email", UTMCampaign: "spring-sale", Clicks: 3,
 	}, {
 		Time: minute, Link: analytics.LinkRef{UID: "u-2", Namespace: "team-a", Name: "docs", Domain: "go.example.com", Key: "docs"},
@@ -144,7 +144,7 @@ func TestWriteSendsOneRecordPerRowWithItsAttributes(t *testing.T) {
 		"kurz.link.uid": "u-1", "kurz.link.namespace": "team-a", "kurz.link.name": "spring",
 		"kurz.link.domain": "go.example.com", "kurz.link.key": "spring", "kurz.clicks": int64(3),
 		"kurz.visitor": "0000000000000abc", "kurz.device": "mobile", "kurz.os": "iOS", "kurz.browser": "Safari",
-		"kurz.country": "FR", "kurz.referrer": "news.example.org", "kurz.utm_source": "newsletter",
+		"kurz.country": "FR", "kurz.city": "FR/Paris", "kurz.referrer": "news.example.org", "kurz.utm_source": "newsletter",
 		"kurz.utm_medium": "email", "kurz.utm_campaign": "spring-sale", "kurz.batch.id": "pod-a-1f2e-7",
 	}))
 	// Unknown values are left out, not sent empty; no visitor without a hash.

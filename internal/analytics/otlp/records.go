@@ -51,6 +51,7 @@ func record(id string, e *analytics.Event, now time.Time) *logs.LogRecord {
 	add("kurz.os", e.OS)
 	add("kurz.browser", e.Browser)
 	add("kurz.country", e.Country)
+	add("kurz.city", e.City)
 	add("kurz.referrer", e.Referrer)
 	add("kurz.utm_source", e.UTMSource)
 	add("kurz.utm_medium", e.UTMMedium)

@@ -223,6 +223,26 @@ ALTER TABLE link_months DROP CONSTRAINT link_months_pkey;
 DROP INDEX link_months_month;
 CREATE INDEX link_months_month_link ON link_months (month, link);
 `,
+	// 4: the city, a client's dimension like the country.
+	`
+-- clients gains city (strs.id of analytics.Event.City, "DE/Berlin"; 0
+-- unknown, every client's so far: adding a column with a constant
+-- default rewrites nothing).
+ALTER TABLE clients ADD COLUMN city integer NOT NULL DEFAULT 0;
+ALTER TABLE clients DROP CONSTRAINT clients_device_os_browser_country_key;
+ALTER TABLE clients ADD UNIQUE (device, os, browser, country, city);
+
+-- Days rolled up before have no city rows (dim 9, analytics.DimCity):
+-- their clicks' city is unknown (value 0). Every click has a device
+-- (dim 1) and a visitor one device (the hash is of address and
+-- User-Agent), so the device rows' sums are the day's totals.
+INSERT INTO link_values (link, dim, day, value, bot, clicks, visitors)
+SELECT link, 9, day, 0, bot, sum(clicks), sum(visitors) FROM link_values WHERE dim = 1 GROUP BY link, day, bot
+ON CONFLICT DO NOTHING;
+INSERT INTO ws_values (namespace, dim, day, value, bot, clicks, visitors)
+SELECT namespace, 9, day, 0, bot, sum(clicks), sum(visitors) FROM ws_values WHERE dim = 1 GROUP BY namespace, day, bot
+ON CONFLICT DO NOTHING;
+`,
 }
 
 // migrate brings the database to version target (len(migrations) in

@@ -74,3 +74,64 @@ UNION ALL SELECT ` + itoa(d) + `, l.id, 61, 8, c.id, s.id, 1 FROM links l, clien
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A version-3 database (clients without a city) with a day rolled up:
+// after the migration, that day's clicks are of an unknown city from the
+// raw events and from the rollups, and a new click with a city is its own
+// row; the countries are those of both.
+func TestMigrateFromVersion3(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	o := options(testenv.Postgres(t), storetest.DefaultOptions())
+	old, err := open(ctx, o, 3)
+	g.Expect(err).NotTo(HaveOccurred())
+	d := day0.Unix() / 86400
+	for _, q := range []string{
+		"INSERT INTO strs (id, s) VALUES (1, 'ns'), (2, 'DE')",
+		"INSERT INTO links (id, uid, namespace, name, domain, key) VALUES (1, 'u1', 1, 'l', 'example.com', 'k')",
+		"INSERT INTO clients (id, device, os, browser, country) VALUES (7, 1, 0, 0, 2)",
+		"INSERT INTO sources (id, referrer, utm_source, utm_medium, utm_campaign) VALUES (1, 0, 0, 0, 0)",
+		"CREATE TABLE events_d" + itoa(d) + " PARTITION OF events FOR VALUES FROM (" + itoa(d*1440) + ") TO (" + itoa((d+1)*1440) + ")",
+		"INSERT INTO events (visitor, minute, link, client, source, clicks) VALUES (9, " + itoa(d*1440+60) + ", 1, 7, 1, 4)",
+		// Version 3's rollups of the day, as its Maintain wrote them (the
+		// link-day detailed).
+		"INSERT INTO link_days (link, day, clicks, visitors, bot_clicks, bot_visitors, detail) VALUES (1, " + itoa(d) + ", 4, 1, 0, 0, true)",
+		"INSERT INTO link_values (link, dim, day, value, bot, clicks, visitors) VALUES (1, 1, " + itoa(d) + ", 1, false, 4, 1), (1, 4, " + itoa(d) + ", 2, false, 4, 1)",
+		"INSERT INTO ws_values (namespace, dim, day, value, bot, clicks, visitors) VALUES (1, 1, " + itoa(d) + ", 1, false, 4, 1), (1, 4, " + itoa(d) + ", 2, false, 4, 1)",
+		"INSERT INTO rolled_days (day, seq, rolled) VALUES (" + itoa(d) + ", 1, 1)",
+		// The ids above were given: the identities go on after them.
+		"SELECT setval(pg_get_serial_sequence(t, 'id'), 100) FROM unnest(ARRAY['strs', 'links', 'clients', 'sources']) t",
+	} {
+		_, err := old.pool.Exec(ctx, q)
+		g.Expect(err).NotTo(HaveOccurred(), q)
+	}
+	g.Expect(old.Close()).To(Succeed())
+
+	now := day0.Add(50 * time.Hour)
+	s := openTest(t, o, now)
+	var version int
+	g.Expect(s.pool.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
+	g.Expect(version).To(Equal(len(migrations)))
+	byCity := func(src analytics.Source, links ...string) []analytics.Row {
+		res, err := s.Query(ctx, analytics.Query{Namespace: "ns", Links: links, GroupBy: analytics.GroupByCity, Granularity: analytics.Day,
+			Start: day0, End: day0.Add(24 * time.Hour), Source: src})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(res.Source).To(Equal(src))
+		return res.Rows
+	}
+	unknown := []analytics.Row{{Key: "", Clicks: 4, Visitors: 1}}
+	g.Expect(byCity(analytics.SourceEvents)).To(Equal(unknown), "raw events")
+	g.Expect(byCity(analytics.SourceRollups)).To(Equal(unknown), "the workspace's rollups of version 3")
+	g.Expect(byCity(analytics.SourceRollups, "u1")).To(Equal(unknown), "the link's rollups of version 3")
+
+	g.Expect(s.Write(ctx, analytics.Batch{ID: "b-1", Events: []analytics.Event{{Time: day0.Add(2 * time.Hour),
+		Link: analytics.LinkRef{UID: "u1", Namespace: "ns", Name: "l", Domain: "example.com", Key: "k"}, Device: analytics.DeviceDesktop,
+		Country: "DE", City: analytics.CityKey("DE", "Berlin"), Visitor: 10, Clicks: 1}}})).To(Succeed())
+	g.Expect(s.Maintain(ctx, now)).To(Succeed())
+	want := []analytics.Row{{Key: "", Clicks: 4, Visitors: 1}, {Key: "DE/Berlin", Clicks: 1, Visitors: 1}}
+	g.Expect(byCity(analytics.SourceEvents)).To(Equal(want))
+	g.Expect(byCity(analytics.SourceRollups)).To(Equal(want))
+	res, err := s.Query(ctx, analytics.Query{Namespace: "ns", GroupBy: analytics.GroupByCountry, Granularity: analytics.Day, Start: day0, End: now})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(res.Rows).To(Equal([]analytics.Row{{Key: "DE", Clicks: 5, Visitors: 2}}), "both clients are DE's")
+}

@@ -31,8 +31,8 @@ type linkEntry struct {
 type dictCache struct {
 	links   map[string]linkEntry
 	strs    map[string]int32
-	clients map[[4]int32]int32
-	sources map[[4]int32]int32
+	clients map[comboKey]int32
+	sources map[comboKey]int32
 }
 
 func newDictCache() *dictCache {
@@ -44,8 +44,8 @@ func newDictCache() *dictCache {
 func (c *dictCache) reset() {
 	c.links = map[string]linkEntry{}
 	c.strs = map[string]int32{"": 0}
-	c.clients = map[[4]int32]int32{}
-	c.sources = map[[4]int32]int32{}
+	c.clients = map[comboKey]int32{}
+	c.sources = map[comboKey]int32{}
 }
 
 // Write stores b: the strings, links and combinations it names (each a
@@ -153,12 +153,17 @@ ON CONFLICT (day) DO UPDATE SET seq = rolled_days.seq + 1`, dayList)
 	})
 }
 
-func clientKey(c *dictCache, e *analytics.Event) [4]int32 {
-	return [4]int32{int32(e.Device), c.strs[e.OS], c.strs[e.Browser], c.strs[e.Country]}
+// comboKey is the ids of a clients row (device, os, browser, country,
+// city) or of a sources row (referrer, utm_source, utm_medium,
+// utm_campaign and a 0).
+type comboKey [5]int32
+
+func clientKey(c *dictCache, e *analytics.Event) comboKey {
+	return comboKey{int32(e.Device), c.strs[e.OS], c.strs[e.Browser], c.strs[e.Country], c.strs[e.City]}
 }
 
-func sourceKey(c *dictCache, e *analytics.Event) [4]int32 {
-	return [4]int32{c.strs[e.Referrer], c.strs[e.UTMSource], c.strs[e.UTMMedium], c.strs[e.UTMCampaign]}
+func sourceKey(c *dictCache, e *analytics.Event) comboKey {
+	return comboKey{c.strs[e.Referrer], c.strs[e.UTMSource], c.strs[e.UTMMedium], c.strs[e.UTMCampaign]}
 }
 
 // resolve puts every string, link and combination the events name in the
@@ -172,7 +177,7 @@ func (s *Store) resolve(ctx context.Context, events []*analytics.Event) error {
 	}
 	strs := map[string]bool{}
 	for _, e := range events {
-		for _, v := range [...]string{e.Link.Namespace, e.OS, e.Browser, e.Country, e.Referrer, e.UTMSource, e.UTMMedium, e.UTMCampaign} {
+		for _, v := range [...]string{e.Link.Namespace, e.OS, e.Browser, e.Country, e.City, e.Referrer, e.UTMSource, e.UTMMedium, e.UTMCampaign} {
 			if _, ok := c.strs[v]; !ok {
 				strs[v] = true
 			}
@@ -182,7 +187,7 @@ func (s *Store) resolve(ctx context.Context, events []*analytics.Event) error {
 		return err
 	}
 	links := map[string]analytics.LinkRef{}
-	clients, sources := map[[4]int32]bool{}, map[[4]int32]bool{}
+	clients, sources := map[comboKey]bool{}, map[comboKey]bool{}
 	for _, e := range events {
 		if l, ok := c.links[e.Link.UID]; !ok || l.ref != e.Link {
 			links[e.Link.UID] = e.Link
@@ -197,7 +202,7 @@ func (s *Store) resolve(ctx context.Context, events []*analytics.Event) error {
 	if err := s.resolveLinks(ctx, links); err != nil {
 		return err
 	}
-	if err := s.resolveCombos(ctx, "clients", "device, os, browser, country", "smallint", clients, c.clients); err != nil {
+	if err := s.resolveCombos(ctx, "clients", "device, os, browser, country, city", "smallint", clients, c.clients); err != nil {
 		return err
 	}
 	return s.resolveCombos(ctx, "sources", "referrer, utm_source, utm_medium, utm_campaign", "integer", sources, c.sources)
@@ -270,16 +275,20 @@ WHERE (links.name, links.domain, links.key) IS DISTINCT FROM (excluded.name, exc
 }
 
 // resolveCombos inserts and reads the combinations of table (clients or
-// sources) the cache lacks.
-func (s *Store) resolveCombos(ctx context.Context, table, cols, firstType string, want map[[4]int32]bool, cache map[[4]int32]int32) error {
+// sources) the cache lacks. cols names the table's id columns (five for
+// clients, four for sources, whose keys end in a 0); the first has type
+// firstType, the others integer.
+func (s *Store) resolveCombos(ctx context.Context, table, cols, firstType string, want map[comboKey]bool, cache map[comboKey]int32) error {
 	if len(want) == 0 {
 		return nil
 	}
-	keys := make([][4]int32, 0, len(want))
+	names := strings.Split(cols, ", ")
+	n := len(names)
+	keys := make([]comboKey, 0, len(want))
 	for k := range want {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b [4]int32) int {
+	slices.SortFunc(keys, func(a, b comboKey) int {
 		for i := range a {
 			if a[i] != b[i] {
 				return int(a[i]) - int(b[i])
@@ -287,25 +296,34 @@ func (s *Store) resolveCombos(ctx context.Context, table, cols, firstType string
 		}
 		return 0
 	})
-	var cs [4][]int32
-	for _, k := range keys {
-		for i := range k {
+	cs := make([][]int32, n)
+	args := make([]any, n)
+	params, order := make([]string, n), make([]string, n)
+	for i := range n {
+		for _, k := range keys {
 			cs[i] = append(cs[i], k[i])
 		}
+		args[i] = cs[i]
+		params[i] = fmt.Sprintf("$%d::integer[]", i+1)
+		order[i] = fmt.Sprint(i + 1)
 	}
-	in := "unnest($1::integer[], $2::integer[], $3::integer[], $4::integer[]) AS t(" + cols + ")"
-	first := strings.SplitN(cols, ",", 2)[0]
-	if _, err := s.pool.Exec(ctx, "INSERT INTO "+table+" ("+cols+") SELECT "+first+"::"+firstType+","+strings.SplitN(cols, ",", 2)[1]+
-		" FROM "+in+" ORDER BY 1, 2, 3, 4 ON CONFLICT DO NOTHING", cs[0], cs[1], cs[2], cs[3]); err != nil {
+	in := "unnest(" + strings.Join(params, ", ") + ") AS t(" + cols + ")"
+	if _, err := s.pool.Exec(ctx, "INSERT INTO "+table+" ("+cols+") SELECT "+names[0]+"::"+firstType+", "+strings.Join(names[1:], ", ")+
+		" FROM "+in+" ORDER BY "+strings.Join(order, ", ")+" ON CONFLICT DO NOTHING", args...); err != nil {
 		return err
 	}
-	rows, err := s.pool.Query(ctx, "SELECT x.id, x."+strings.ReplaceAll(cols, ", ", ", x.")+" FROM "+table+" x JOIN "+in+" USING ("+cols+")", cs[0], cs[1], cs[2], cs[3])
+	rows, err := s.pool.Query(ctx, "SELECT x.id, x."+strings.Join(names, ", x.")+" FROM "+table+" x JOIN "+in+" USING ("+cols+")", args...)
 	if err != nil {
 		return err
 	}
-	var id, a, b2, c3, d int32
-	_, err = pgx.ForEachRow(rows, []any{&id, &a, &b2, &c3, &d}, func() error {
-		cache[[4]int32{a, b2, c3, d}] = id
+	var id int32
+	var k comboKey
+	dest := []any{&id}
+	for i := range n {
+		dest = append(dest, &k[i])
+	}
+	_, err = pgx.ForEachRow(rows, dest, func() error {
+		cache[k] = id
 		return nil
 	})
 	return err

@@ -25,10 +25,10 @@
 // # Schema
 //
 // Dictionaries: links (uid → id, with namespace, name, domain, key and
-// deleted_at), strs (every OS, browser, country, referrer, UTM value and
-// namespace once; id 0 is ""), clients (device, os, browser, country) and
-// sources (referrer, utm_source, utm_medium, utm_campaign): one row per
-// combination seen. The lead's design had one dims table of all eight;
+// deleted_at), strs (every OS, browser, country, city, referrer, UTM
+// value and namespace once; id 0 is ""), clients (device, os, browser,
+// country, city; the city since schema version 4) and sources (referrer,
+// utm_source, utm_medium, utm_campaign): one row per combination seen. The lead's design had one dims table of all eight;
 // measured with the benchmark's data (bench-analytics -shapes) that is 3.2
 // million combinations for 10 million clicks (a referrer long tail times
 // countries times User-Agents), more than 10 bytes per click for the

@@ -156,6 +156,34 @@ CREATE TABLE link_mtotals (
 -- the row.
 CREATE TABLE rolled_mtotals (month INTEGER PRIMARY KEY);
 `,
+	// 4: the city, a client's dimension like the country.
+	`
+-- clients gains city (strs.id of analytics.Event.City, "DE/Berlin"; 0
+-- unknown): SQLite cannot change a UNIQUE constraint in place, so the
+-- table is copied, every client's city unknown, keeping the ids that
+-- events and link_months refer to.
+CREATE TABLE clients_v4 (
+	id      INTEGER PRIMARY KEY,
+	device  INTEGER NOT NULL, -- analytics.Device
+	os      INTEGER NOT NULL, -- strs.id
+	browser INTEGER NOT NULL,
+	country INTEGER NOT NULL,
+	city    INTEGER NOT NULL,
+	UNIQUE (device, os, browser, country, city)
+);
+INSERT INTO clients_v4 (id, device, os, browser, country, city) SELECT id, device, os, browser, country, 0 FROM clients;
+DROP TABLE clients;
+ALTER TABLE clients_v4 RENAME TO clients;
+
+-- Days rolled up before have no city rows (dim 9, analytics.DimCity):
+-- their clicks' city is unknown (value 0). Every click has a device
+-- (dim 1) and a visitor one device (the hash is of address and
+-- User-Agent), so the device rows' sums are the day's totals.
+INSERT OR IGNORE INTO link_values (link, dim, day, value, bot, clicks, visitors)
+SELECT link, 9, day, 0, bot, sum(clicks), sum(visitors) FROM link_values WHERE dim = 1 GROUP BY link, day, bot;
+INSERT OR IGNORE INTO ws_values (namespace, dim, day, value, bot, clicks, visitors)
+SELECT namespace, 9, day, 0, bot, sum(clicks), sum(visitors) FROM ws_values WHERE dim = 1 GROUP BY namespace, day, bot;
+`,
 }
 
 // migrate brings db to version target (len(migrations) in production),

@@ -26,8 +26,8 @@ type linkEntry struct {
 type dictCache struct {
 	links   map[string]linkEntry
 	strs    map[string]int64
-	clients map[[4]int64]int64
-	sources map[[4]int64]int64
+	clients map[[5]int64]int64
+	sources map[[5]int64]int64 // the last id 0
 }
 
 func newDictCache() *dictCache {
@@ -39,8 +39,8 @@ func newDictCache() *dictCache {
 func (c *dictCache) reset() {
 	c.links = map[string]linkEntry{}
 	c.strs = map[string]int64{"": 0}
-	c.clients = map[[4]int64]int64{}
-	c.sources = map[[4]int64]int64{}
+	c.clients = map[[5]int64]int64{}
+	c.sources = map[[5]int64]int64{}
 }
 
 // Write stores b in one transaction: the batch id, the links, strings and
@@ -89,7 +89,7 @@ func (s *Store) write(ctx context.Context, b analytics.Batch) error {
 			ON CONFLICT (uid) DO UPDATE SET name = excluded.name, domain = excluded.domain, key = excluded.key RETURNING id`},
 		{&w.strIns, "INSERT INTO strs (s) VALUES (?) ON CONFLICT DO NOTHING"},
 		{&w.strGet, "SELECT id FROM strs WHERE s = ?"},
-		{&w.client, `INSERT INTO clients (device, os, browser, country) VALUES (?, ?, ?, ?)
+		{&w.client, `INSERT INTO clients (device, os, browser, country, city) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT DO UPDATE SET device = excluded.device RETURNING id`},
 		{&w.source, `INSERT INTO sources (referrer, utm_source, utm_medium, utm_campaign) VALUES (?, ?, ?, ?)
 			ON CONFLICT DO UPDATE SET referrer = excluded.referrer RETURNING id`},
@@ -208,8 +208,8 @@ func (w *writeTx) strID(ctx context.Context, s string) (int64, error) {
 	return id, nil
 }
 
-func (w *writeTx) strIDs(ctx context.Context, ss ...string) ([4]int64, error) {
-	var out [4]int64
+func (w *writeTx) strIDs(ctx context.Context, ss ...string) ([5]int64, error) {
+	var out [5]int64
 	for i, s := range ss {
 		id, err := w.strID(ctx, s)
 		if err != nil {
@@ -221,12 +221,12 @@ func (w *writeTx) strIDs(ctx context.Context, ss ...string) ([4]int64, error) {
 }
 
 func (w *writeTx) clientID(ctx context.Context, e *analytics.Event) (int64, error) {
-	k, err := w.strIDs(ctx, e.OS, e.Browser, e.Country)
+	k, err := w.strIDs(ctx, e.OS, e.Browser, e.Country, e.City)
 	if err != nil {
 		return 0, err
 	}
-	k = [4]int64{int64(e.Device), k[0], k[1], k[2]}
-	return w.combo(ctx, w.c.clients, w.client, k)
+	k = [5]int64{int64(e.Device), k[0], k[1], k[2], k[3]}
+	return w.combo(ctx, w.c.clients, w.client, k[:])
 }
 
 func (w *writeTx) sourceID(ctx context.Context, e *analytics.Event) (int64, error) {
@@ -234,20 +234,28 @@ func (w *writeTx) sourceID(ctx context.Context, e *analytics.Event) (int64, erro
 	if err != nil {
 		return 0, err
 	}
-	return w.combo(ctx, w.c.sources, w.source, k)
+	return w.combo(ctx, w.c.sources, w.source, k[:4])
 }
 
-func (w *writeTx) combo(ctx context.Context, cache map[[4]int64]int64, st *sql.Stmt, k [4]int64) (int64, error) {
-	if id, ok := cache[k]; ok {
+// combo is the id of the clients or sources row of the ids k (five for a
+// client, four for a source), inserted if new.
+func (w *writeTx) combo(ctx context.Context, cache map[[5]int64]int64, st *sql.Stmt, k []int64) (int64, error) {
+	var key [5]int64
+	copy(key[:], k)
+	if id, ok := cache[key]; ok {
 		return id, nil
 	}
+	args := make([]any, len(k))
+	for i, v := range k {
+		args[i] = v
+	}
 	var id int64
-	if err := st.QueryRowContext(ctx, k[0], k[1], k[2], k[3]).Scan(&id); err != nil {
+	if err := st.QueryRowContext(ctx, args...).Scan(&id); err != nil {
 		return 0, err
 	}
 	if len(cache) >= maxCached {
 		clear(cache)
 	}
-	cache[k] = id
+	cache[key] = id
 	return id, nil
 }

@@ -12,7 +12,7 @@
 // The schema both stores keep for this: events e (day, link, minute,
 // visitor, client, source, clicks) at minute resolution with day the unix
 // day and minute the minute of that day; clients c (device, os, browser,
-// country) and sources s (referrer, utm_source, utm_medium, utm_campaign)
+// country, city) and sources s (referrer, utm_source, utm_medium, utm_campaign)
 // of dictionary ids; rollups keyed by link or namespace and UTC day or
 // month. Only integers the store itself produced are written into SQL
 // text (ids, minutes, offsets); every string a caller gives is a bind

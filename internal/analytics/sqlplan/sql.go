@@ -21,6 +21,7 @@ var ValueExpr = map[analytics.Dimension]string{
 	analytics.DimOS:          "c.os",
 	analytics.DimBrowser:     "c.browser",
 	analytics.DimCountry:     "c.country",
+	analytics.DimCity:        "c.city",
 	analytics.DimReferrer:    "s.referrer",
 	analytics.DimUTMSource:   "s.utm_source",
 	analytics.DimUTMMedium:   "s.utm_medium",
@@ -114,12 +115,11 @@ func (p *Plan) MonthSQL(local string) string {
 
 // NeedsClients reports whether the query's SQL reads clients c.
 func (p *Plan) NeedsClients() bool {
-	switch p.Dim {
-	case analytics.DimDevice, analytics.DimOS, analytics.DimBrowser, analytics.DimCountry:
+	if p.Dim.ClientDim() {
 		return true
 	}
 	for _, f := range p.Filters {
-		if f.Dim <= analytics.DimCountry {
+		if f.Dim.ClientDim() {
 			return true
 		}
 	}
@@ -128,11 +128,11 @@ func (p *Plan) NeedsClients() bool {
 
 // NeedsSources reports whether the query's SQL reads sources s.
 func (p *Plan) NeedsSources() bool {
-	if p.Dim >= analytics.DimReferrer {
+	if p.Dim != 0 && !p.Dim.ClientDim() {
 		return true
 	}
 	for _, f := range p.Filters {
-		if f.Dim >= analytics.DimReferrer {
+		if !f.Dim.ClientDim() {
 			return true
 		}
 	}

@@ -30,6 +30,7 @@ func Run(t *testing.T, b Backend) {
 		{"MonthlyRollupsAnswerFilters", monthlyRollupsAnswerFilters},
 		{"MonthlyRangeEndingInsideRolledMonth", monthlyRangeEndingInsideRolledMonth},
 		{"TopLinksOverWholeMonths", topLinksOverWholeMonths},
+		{"CitiesAreKeyedByCountry", citiesAreKeyedByCountry},
 		{"QueryHonoursContext", queryHonoursContext},
 		{"ClosedStoreFails", closedStoreFails},
 	} {

@@ -2,7 +2,7 @@
 // tests and benchmarks: many links with a skewed popularity (a few hot, many
 // cold), a day's rhythm, returning visitors, a mix of real browser and bot
 // User-Agents (classified by analytics.UAClassifier, as capture does),
-// countries, referrers and UTM values with the visitor's overriding the
+// countries, cities, referrers and UTM values with the visitor's overriding the
 // link's now and then. The same Config and seed give the same events.
 package synth
 
@@ -152,6 +152,12 @@ func (g *Generator) Day(d int, f func(e *analytics.Event)) {
 		e.Visitor = visitor(uint64(p), d)
 		if r.Float64() < 0.9 {
 			e.Country = countries[g.personCC[p]]
+			// Seven in ten people's cities are known, from a few names that
+			// every country shares (a city is keyed by its country). Drawn
+			// from p, not r, so that the other values stay as they were.
+			if p%10 < 7 {
+				e.City = cityKeys[g.personCC[p]][p%len(cityNames)]
+			}
 		}
 		if r.Float64() < 0.55 {
 			if r.Float64() < 0.08 {
@@ -223,6 +229,21 @@ var sources = []string{"newsletter", "twitter", "linkedin", "facebook", "google"
 var mediums = []string{"email", "social", "cpc", "referral", "print", "organic"}
 
 var countries = []string{"US", "IN", "GB", "DE", "BR", "FR", "CA", "JP", "ES", "IT", "NL", "AU", "MX", "PL", "SE", "TR", "ID", "KR", "CH", "AR", "BE", "NG", "ZA", "AT", "PH", "VN", "EG", "DK", "NO", "FI", "IE", "PT", "CZ", "RO", "IL", "SG", "NZ", "CL", "CO", "UA"}
+
+// cityNames are names of cities in more than one country.
+var cityNames = []string{"Springfield", "Paris", "San José", "Frankfurt", "Victoria", "Córdoba", "Hamilton"}
+
+// cityKeys[c][i] is analytics.CityKey(countries[c], cityNames[i]), built
+// once: an Event holds a city's key, not its parts.
+var cityKeys = func() [][]string {
+	out := make([][]string, len(countries))
+	for c, cc := range countries {
+		for _, n := range cityNames {
+			out[c] = append(out[c], analytics.CityKey(cc, n))
+		}
+	}
+	return out
+}()
 
 var referrers = []string{"t.co", "google.com", "linkedin.com", "facebook.com", "l.instagram.com", "news.ycombinator.com", "reddit.com", "youtube.com", "bing.com", "duckduckgo.com", "mail.google.com", "outlook.live.com", "slack.com", "teams.microsoft.com", "github.com", "medium.com", "substack.com", "lnkd.in", "m.facebook.com", "com.google.android.gm", "discord.com", "web.whatsapp.com", "baidu.com", "yandex.ru", "stackoverflow.com"}
 

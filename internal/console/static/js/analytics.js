@@ -11,7 +11,7 @@ import { timeChart, barList } from './charts.js';
 const intervals = [['24h', '24 hours'], ['7d', '7 days'], ['30d', '30 days'], ['90d', '90 days']];
 
 const groupings = [
-  ['country', 'Countries'], ['device', 'Devices'], ['browser', 'Browsers'], ['os', 'Operating systems'],
+  ['country', 'Countries'], ['city', 'Cities'], ['device', 'Devices'], ['browser', 'Browsers'], ['os', 'Operating systems'],
   ['referrer', 'Referrers'], ['utm_source', 'UTM sources'], ['utm_medium', 'UTM media'], ['utm_campaign', 'UTM campaigns'],
 ];
 

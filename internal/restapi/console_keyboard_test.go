@@ -142,7 +142,9 @@ func TestConsoleKeyboard(t *testing.T) {
 	g.Expect(focused().Name).To(Equal("New link"))
 	look(t, ctx, "link-form")
 	ax = browser.AXTree(t, ctx)
-	g.Expect(ax.Names("textbox")).To(ContainElements("Domain", "Key", "Destination URL", "Tags"))
+	// The domain has a list of the workspace's domains: a combobox.
+	g.Expect(ax.Names("combobox")).To(Equal([]string{"Domain"}))
+	g.Expect(ax.Names("textbox")).To(ContainElements("Key", "Destination URL", "Tags"))
 	f = stop("Tab to the domain", tab())
 	g.Expect(f.Name).To(Equal("Domain"))
 	f = stop("Tab to the key", tab())
@@ -216,6 +218,27 @@ func TestConsoleKeyboard(t *testing.T) {
 	run(t, ctx, "Enter: back to the links", press(browser.KeyEnter),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-key=docs]`)),
 		waitTrue(`document.activeElement.tagName === 'H1'`))
+
+	// The QR code's dialog: named by its title, the focus in it and kept
+	// there, Escape back to the button that opened it.
+	qr := browser.TabTo(t, ctx, "QR code of "+docsLink, 30)
+	run(t, ctx, "Enter on QR", press(browser.KeyEnter), chromedp.WaitVisible(chromedp.CSS(`dialog[open] [data-test=qr-image]`)),
+		waitTrue(`document.querySelector('[data-test=qr-download]').hasAttribute('href')`))
+	f = focused()
+	browser.CheckStop(t, "the QR dialog's first focus", f)
+	g.Expect(f.Region).To(Equal("dialog"), "the focus is in the dialog: %s", f)
+	g.Expect(browser.AXTree(t, ctx).Names("dialog")).To(Equal([]string{"QR code for " + docsLink}))
+	var qrStops []string
+	for range 8 {
+		f = stop("Tab in the QR dialog", tab())
+		g.Expect(f.Region).To(Equal("dialog"), "Tab left the QR dialog: %s", f)
+		qrStops = append(qrStops, f.Name)
+	}
+	g.Expect(qrStops).To(HaveExactElements("Background", "Size (px)", "Format", "Update", "Download", "Close", "Colour", "Background"))
+	run(t, ctx, "Escape closes the QR dialog", press(browser.KeyEscape), chromedp.WaitNotPresent(chromedp.CSS(`dialog`)))
+	f = focused()
+	browser.CheckStop(t, "after the QR dialog", f)
+	g.Expect(f.Name).To(Equal(qr.Name), "the focus is back on the opener: %s", f)
 
 	// The delete confirmation: a modal dialog named by its question that
 	// opens on Cancel, keeps the focus inside, and closes on Escape with

@@ -103,7 +103,9 @@ func axOf(t testing.TB, ctx context.Context, expr string) *AXNode {
 	if err != nil || obj == nil || obj.ObjectID == "" {
 		t.Fatalf("find %s: %v", expr, err)
 	}
-	defer func() { _, _ = chromedp.Call(ctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.ObjectID}) }()
+	defer func() {
+		_, _ = chromedp.Call(ctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.ObjectID})
+	}()
 	res, err := chromedp.Call(ctx, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{ObjectID: obj.ObjectID, FetchRelatives: new(false)})
 	if err != nil {
 		t.Fatalf("read the accessibility node of %s: %v", expr, err)

@@ -50,6 +50,9 @@ type Focus struct {
 	// Indicator is the focus indicator drawn for it, from the computed
 	// style (the outline, else the box-shadow); "" when there is none.
 	Indicator string
+	// Contrast is the outline's contrast ratio with the background behind
+	// it (WCAG 2's formula; 0 without an outline).
+	Contrast float64
 	// OnScreen: its box is at least 2x2 pixels and inside the viewport.
 	OnScreen bool
 	// Role, Name and Description are the accessibility tree's; Invalid
@@ -59,7 +62,7 @@ type Focus struct {
 }
 
 func (f Focus) String() string {
-	return fmt.Sprintf("%s %q (<%s id=%q data-test=%q> in %s, indicator %q)", f.Role, f.Name, f.Tag, f.ID, f.Test, f.Region, f.Indicator)
+	return fmt.Sprintf("%s %q (<%s id=%q data-test=%q> in %s, indicator %q, contrast %.2f)", f.Role, f.Name, f.Tag, f.ID, f.Test, f.Region, f.Indicator, f.Contrast)
 }
 
 // focusedDOM describes document.activeElement from the page's side.
@@ -68,26 +71,39 @@ const focusedDOM = `(() => {
   const s = getComputedStyle(e);
   const outline = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0 ? s.outlineStyle + ' ' + s.outlineWidth + ' ' + s.outlineColor : '';
   const shadow = s.boxShadow && s.boxShadow !== 'none' ? s.boxShadow : '';
+  // The indicator's contrast with what is behind it: the outline (drawn
+  // outside the element, with outline-offset) against the nearest
+  // ancestor's background colour, white when none sets one.
+  const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+  let bg = [255, 255, 255];
+  for (let p = e.parentElement; p; p = p.parentElement) {
+    const c = rgb(getComputedStyle(p).backgroundColor);
+    if (c.length >= 3 && (c.length < 4 || c[3] > 0)) { bg = c; break; }
+  }
+  const fg = outline ? rgb(s.outlineColor) : [];
+  const [hi, lo] = fg.length >= 3 ? [lum(fg), lum(bg)].sort((a, b) => b - a) : [0, 0];
+  const contrast = fg.length >= 3 ? (hi + 0.05) / (lo + 0.05) : 0;
   const r = e.getBoundingClientRect();
   const region = e.closest('dialog[open]') ? 'dialog' : e.classList.contains('skip') ? 'skip'
     : e.closest('header') ? 'header' : e.closest('main') ? 'main' : 'other';
   return {tag: e.tagName.toLowerCase(), id: e.id, test: e.dataset.test || '', region,
-    indicator: outline || shadow,
+    indicator: outline || shadow, contrast,
     onScreen: r.width >= 2 && r.height >= 2 && r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth};
 })()`
 
 // Focused returns what has the focus now.
 func Focused(t testing.TB, ctx context.Context) Focus {
 	t.Helper()
-	var dom struct {
+	type domFocus struct {
 		Tag, ID, Test, Region, Indicator string
+		Contrast                         float64
 		OnScreen                         bool
 	}
-	Run(t, ctx, "read the focus", Into(chromedp.Evaluate[struct {
-		Tag, ID, Test, Region, Indicator string
-		OnScreen                         bool
-	}](focusedDOM), &dom))
-	f := Focus{Tag: dom.Tag, ID: dom.ID, Test: dom.Test, Region: dom.Region, Indicator: dom.Indicator, OnScreen: dom.OnScreen}
+	var dom domFocus
+	Run(t, ctx, "read the focus", Into(chromedp.Evaluate[domFocus](focusedDOM), &dom))
+	f := Focus{Tag: dom.Tag, ID: dom.ID, Test: dom.Test, Region: dom.Region, Indicator: dom.Indicator, Contrast: dom.Contrast, OnScreen: dom.OnScreen}
 	if n := axOf(t, ctx, "document.activeElement || document.body"); n != nil {
 		f.Role, f.Name, f.Description = n.Role, n.Name, n.Description
 		f.Invalid = n.Props["invalid"] == "true"
@@ -107,7 +123,8 @@ func Stop(t testing.TB, ctx context.Context, what string, keys ...chromedp.Actio
 	return f
 }
 
-// CheckStop fails t unless f is a focus stop that shows and has a name.
+// CheckStop fails t unless f is a focus stop that shows (an outline of at
+// least 3:1 contrast, or a box-shadow, on screen) and has a name.
 func CheckStop(t testing.TB, what string, f Focus) {
 	t.Helper()
 	if f.Tag == "body" {
@@ -119,6 +136,11 @@ func CheckStop(t testing.TB, what string, f Focus) {
 	}
 	if f.Indicator == "" {
 		t.Errorf("%s: the focused %s has no visible focus indicator (outline and box-shadow none)", what, f)
+	}
+	// WCAG 2.2's 1.4.11 asks 3:1 of the parts of a control needed to see
+	// its state; the focus indicator is one.
+	if f.Indicator != "" && f.Contrast < 3 {
+		t.Errorf("%s: the focused %s has a focus indicator of contrast %.2f:1 with its background, under 3:1", what, f, f.Contrast)
 	}
 	if !f.OnScreen {
 		t.Errorf("%s: the focused %s is not on screen", what, f)

@@ -109,9 +109,14 @@ func TestConsoleKeyboard(t *testing.T) {
 	g.Expect(f.Name).To(Equal("Skip to content"))
 	stops := append([]browser.Focus{f}, browser.TabAround(t, ctx, 60)...)
 	var order []string
+	lowest := stops[0]
 	for _, s := range stops {
 		order = append(order, s.Region+": "+s.Role+" "+s.Name)
+		if s.Contrast < lowest.Contrast {
+			lowest = s
+		}
 	}
+	t.Logf("FIGURE focus indicator: lowest contrast %.2f:1 over %d stops, at %s", lowest.Contrast, len(stops), lowest)
 	g.Expect(order).To(HaveExactElements(
 		"skip: link Skip to content",
 		"header: link Links", "header: link Analytics", "header: link Domains",

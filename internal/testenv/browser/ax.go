@@ -59,8 +59,9 @@ func (n *AXNode) Find(role string) []*AXNode {
 
 // Names returns the names of the nodes under n with role.
 func (n *AXNode) Names(role string) []string {
-	var out []string
-	for _, c := range n.Find(role) {
+	found := n.Find(role)
+	out := make([]string, 0, len(found))
+	for _, c := range found {
 		out = append(out, c.Name)
 	}
 	return out

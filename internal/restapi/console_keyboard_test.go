@@ -43,7 +43,9 @@ func TestConsoleKeyboard(t *testing.T) {
 		chromedp.Navigate(baseURL+"/console/"),
 		chromedp.WaitVisible(chromedp.CSS(`#token`)),
 	)
-	look(t, ctx, "signin")
+	// axe-core on each page (browser.Axe, not look: no screenshots, the
+	// docs' pictures are the other tests').
+	browser.Axe(t, ctx, "signin")
 	f := focused()
 	g.Expect(f.Role).To(Equal("heading"), "the title has the focus: %s", f)
 	g.Expect(f.Name).To(Equal("Sign in to kurz"))
@@ -79,7 +81,7 @@ func TestConsoleKeyboard(t *testing.T) {
 
 	// What a screen reader finds on the links page: the landmarks, the
 	// search form's labelled fields, the table's headers.
-	look(t, ctx, "links")
+	browser.Axe(t, ctx, "links")
 	ax := browser.AXTree(t, ctx)
 	g.Expect(ax.Find("banner")).To(HaveLen(1))
 	g.Expect(ax.Names("navigation")).To(Equal([]string{"Main"}))
@@ -145,7 +147,7 @@ func TestConsoleKeyboard(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#link-key`)),
 		waitTrue(`document.activeElement.tagName === 'H1'`))
 	g.Expect(focused().Name).To(Equal("New link"))
-	look(t, ctx, "link-form")
+	browser.Axe(t, ctx, "link-form")
 	ax = browser.AXTree(t, ctx)
 	// The domain has a list of the workspace's domains: a combobox.
 	g.Expect(ax.Names("combobox")).To(Equal([]string{"Domain"}))
@@ -169,7 +171,7 @@ func TestConsoleKeyboard(t *testing.T) {
 	g.Expect(f.Invalid).To(BeTrue(), "aria-invalid")
 	g.Expect(f.Description).To(ContainSubstring(urlError), "the error is the field's description")
 	g.Expect(liveRegion(t, ctx)).NotTo(BeEmpty(), "the refusal is announced")
-	look(t, ctx, "link-form-error")
+	browser.Axe(t, ctx, "link-form-error")
 	run(t, ctx, "replace the URL and Enter",
 		browser.SelectAll(), press("https://example.com/docs"), press(browser.KeyEnter),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-key=docs]`)),
@@ -217,7 +219,7 @@ func TestConsoleKeyboard(t *testing.T) {
 	f = focused()
 	g.Expect(f.Role).To(Equal("heading"))
 	g.Expect(f.Name).To(Equal(docsLink))
-	look(t, ctx, "link-page")
+	browser.Axe(t, ctx, "link-page")
 	f = stop("Shift+Tab to the way back", browser.ShiftTab())
 	g.Expect(f.Name).To(Equal("← Links"))
 	run(t, ctx, "Enter: back to the links", press(browser.KeyEnter),
@@ -259,7 +261,7 @@ func TestConsoleKeyboard(t *testing.T) {
 	g.Expect(dialogs).To(HaveLen(1))
 	g.Expect(dialogs[0].Name).To(Equal("Delete " + docsLink + "? Visitors will get the domain's not-found page."))
 	g.Expect(dialogs[0].Props).To(HaveKeyWithValue("modal", "true"))
-	look(t, ctx, "confirm")
+	browser.Axe(t, ctx, "confirm")
 	for i := range 5 {
 		f = stop("Tab in the dialog", tab())
 		g.Expect(f.Region).To(Equal("dialog"), "Tab %d left the dialog: %s", i+1, f)

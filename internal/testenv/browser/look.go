@@ -33,6 +33,13 @@ var (
 func Look(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	Screenshot(t, ctx, name)
+	Axe(t, ctx, name)
+}
+
+// Axe checks the page with axe-core as Look does, without a screenshot
+// (for tests whose pages are not the docs' pictures).
+func Axe(t testing.TB, ctx context.Context, name string) {
+	t.Helper()
 	axeOnce.Do(func() {
 		if b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), axePath)); err == nil {
 			axeSource = string(b)

@@ -69,6 +69,7 @@ async function route() {
       if (!(e instanceof ApiError && e.status === 401)) {
         renderNav();
         replace(main, h('h1', { tabindex: '-1' }, 'The API did not answer'), h('p', {}, e.message));
+        showTitle(main);
         return;
       }
     }
@@ -77,6 +78,7 @@ async function route() {
     session.me = null;
     renderNav();
     signInPage(main, ctx);
+    showTitle(main);
     return;
   }
   if (!session.me) {
@@ -87,8 +89,10 @@ async function route() {
       if (e instanceof ApiError && e.status === 401) {
         announce('Your token was refused (expired or revoked); sign in again.', 'error');
         signInPage(main, ctx);
+        showTitle(main);
       } else {
         replace(main, h('h1', { tabindex: '-1' }, 'The API did not answer'), h('p', {}, e.message));
+        showTitle(main);
       }
       return;
     }
@@ -122,14 +126,28 @@ async function route() {
     }
     replace(main, h('h1', { tabindex: '-1' }, 'Something went wrong'), h('p', { class: 'error' }, e.message));
   }
-  const title = main.querySelector('h1');
-  if (title) {
-    document.title = `${title.textContent} · kurz`;
-    // A page that put the focus somewhere keeps it there (the analytics'
-    // range controls); otherwise the title gets it.
-    if (!main.contains(document.activeElement) || document.activeElement === main) title.focus();
-  }
+  showTitle(main);
 }
+
+// showTitle names the document after the page's title and gives the title
+// the focus, so a screen reader reads the new page and Tab goes on from its
+// top (the sign-in page too: after sign-out the focused button is gone). A
+// page that put the focus somewhere keeps it there (the analytics' range
+// controls, the links' filters).
+function showTitle(main) {
+  const title = main.querySelector('h1');
+  if (!title) return;
+  document.title = `${title.textContent} · kurz`;
+  if (!main.contains(document.activeElement) || document.activeElement === main) title.focus();
+}
+
+// The skip link leads past the header to the page's title. Its href
+// alone would not do: the fragment is the console's route.
+document.querySelector('.skip').addEventListener('click', (e) => {
+  e.preventDefault();
+  const main = document.getElementById('main');
+  (main.querySelector('h1') || main).focus();
+});
 
 window.addEventListener('hashchange', route);
 route();

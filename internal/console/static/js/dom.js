@@ -55,6 +55,29 @@ export async function copyText(s, what) {
   }
 }
 
+// showModal opens dlg as a modal dialog whose Tab and Shift+Tab go round
+// its own controls. The page behind is inert either way, but without this
+// Tab on the last control leaves the document (for the browser's own UI)
+// instead of coming back to the first.
+export function showModal(dlg) {
+  dlg.addEventListener('keydown', (e) => {
+    if (e.key !== 'Tab') return;
+    const stops = [...dlg.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex="-1"])')]
+      .filter((el) => !el.disabled && el.getClientRects().length > 0);
+    if (stops.length === 0) return;
+    const first = stops[0];
+    const last = stops[stops.length - 1];
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault();
+      first.focus();
+    }
+  });
+  dlg.showModal();
+}
+
 // confirmDialog asks question in a modal dialog; resolves true on confirm.
 export function confirmDialog(question, confirmLabel) {
   return new Promise((resolve) => {
@@ -66,7 +89,7 @@ export function confirmDialog(question, confirmLabel) {
       h('button', { type: 'button', 'data-test': 'confirm-no', onclick: () => done(false) }, 'Cancel')));
     dlg.addEventListener('cancel', (e) => { e.preventDefault(); done(false); });
     document.body.append(dlg);
-    dlg.showModal();
+    showModal(dlg);
     dlg.querySelector('[data-test=confirm-no]').focus();
   });
 }

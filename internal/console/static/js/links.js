@@ -19,7 +19,15 @@ function select(id, label, value, options) {
       options.map(([v, text]) => h('option', { value: v, selected: v === value ? true : null }, text))));
 }
 
+// refocus is the id of the filter control that applied the filters: the
+// page drawn with them gives it the focus back, so a keyboard user goes on
+// where they were (an arrow key on a select applies at once, and the next
+// arrow must still reach it), and the status region says how many match.
+let refocus = null;
+
 export async function linksPage(main, ctx, params) {
+  const focusId = refocus;
+  refocus = null;
   const f = {
     search: params.get('search') || '',
     tag: params.get('tag') || '',
@@ -41,9 +49,10 @@ export async function linksPage(main, ctx, params) {
     select('f-tag', 'Tag', f.tag, tagOptions),
     select('f-state', 'State', f.state, [['', 'Any state'], ...stateFilters.map((s) => [s, linkStates[s].label])]),
     select('f-sort', 'Sort', f.sort, sorts),
-    h('button', { type: 'submit' }, 'Apply'));
+    h('button', { type: 'submit', id: 'f-apply' }, 'Apply'));
   const apply = (e) => {
     if (e) e.preventDefault();
+    refocus = filters.contains(document.activeElement) ? document.activeElement.id : null;
     const data = new FormData(filters);
     ctx.go(`#/links${query({ search: data.get('search').trim(), tag: data.get('tag'), state: data.get('state'), sort: data.get('sort') })}`);
   };
@@ -69,6 +78,12 @@ export async function linksPage(main, ctx, params) {
     selecting && page.data.length > 0 ? bulkBar(ctx) : null,
     table,
     pager(page.meta, f, ctx));
+  const back = focusId && document.getElementById(focusId);
+  if (back) {
+    back.focus();
+    const n = page.meta.total;
+    announce(`${n} link${n === 1 ? ' matches' : 's match'}.`);
+  }
 }
 
 // bulkCount updates the current page's selection count; one listener for

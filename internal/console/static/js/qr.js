@@ -5,7 +5,7 @@
 // from a blob: URL.
 
 import { call, query } from './api.js';
-import { h } from './dom.js';
+import { h, showModal } from './dom.js';
 
 export function qrDialog(link) {
   const color = h('input', { id: 'qr-color', type: 'color', value: '#000000' });
@@ -45,6 +45,6 @@ export function qrDialog(link) {
       h('button', { type: 'button', onclick: () => dlg.close() }, 'Close')));
   dlg.addEventListener('close', () => { if (url) URL.revokeObjectURL(url); dlg.remove(); });
   document.body.append(dlg);
-  dlg.showModal();
+  showModal(dlg);
   render();
 }

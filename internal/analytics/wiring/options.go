@@ -49,7 +49,7 @@ func DefaultOptions() Options {
 
 // BindFlags registers --analytics and the --analytics-* flags.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
-	fs.Var(toggle{o}, "analytics", "Capture click analytics (device, browser, OS, referrer, country, UTM, daily visitors) into --analytics-store (default: on in kurz dev, in its data dir; for kurz manager on when --analytics-store is given).")
+	fs.Var(toggle{o}, "analytics", "Capture click analytics (device, browser, OS, referrer, country, city, UTM, daily visitors) into --analytics-store (default: on in kurz dev, in its data dir; for kurz manager on when --analytics-store is given).")
 	flagbind.Fields(fs, o)
 	o.SQLite.BindFlags(fs)
 	o.OTLP.BindFlags(fs)

@@ -104,7 +104,8 @@ func newClickPath(b *testing.B, selected bool) *clickPath {
 func (p *clickPath) flush(b *testing.B) {
 	in := p.d.clickInbox()
 	for len(in) > 0 {
-		p.d.addClick(p.ctx, <-in, p.filling)
+		c := <-in
+		p.d.addClick(&c, p.filling)
 	}
 	for len(p.s.q.items) > p.s.q.head {
 		dl, _ := p.s.q.pop(p.ctx)

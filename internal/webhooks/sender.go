@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
 // sender delivers one Webhook's events on this replica: its own queue,
@@ -29,9 +28,12 @@ type sender struct {
 	// stops: deleted or shutdown.
 	stopReason atomic.Value
 
-	// batch is the link.clicked batch being filled; only the dispatcher's
-	// clicks loop touches it.
-	batch      []analytics.Event
+	// batch is the link.clicked body being filled, its clicks so far
+	// without clicksTail, and batchLen their number; only the
+	// dispatcher's clicks loop touches them. The buffer is reused from
+	// batch to batch.
+	batch      []byte
+	batchLen   int
 	batchStart time.Time
 	batchSeq   uint64
 }

@@ -112,5 +112,6 @@ func (p *clickPath) flush(b *testing.B) {
 		if sig := signature([][]byte{p.key}, dl.id, 1764130000, dl.body); sig == "" {
 			b.Fatal("no signature")
 		}
+		dl.done()
 	}
 }

@@ -160,14 +160,13 @@ func (d *Dispatcher) sendBatch(s *sender) {
 	if s.batchLen == 0 {
 		return
 	}
-	// The body is a copy of its exact size: the queue holds it, and
-	// counts its bytes, until it is delivered or given up.
-	body := make([]byte, 0, len(s.batch)+len(clicksTail))
-	body = append(append(body, s.batch...), clicksTail...)
+	// The body is a copy from the pool (body.go): the queue holds it,
+	// and counts its bytes, until it is delivered or given up.
+	body := newPooledBody(s.batch, clicksTail)
 	n := s.batchLen
 	s.batch, s.batchLen = s.batch[:0], 0
 	s.batchSeq++
-	s.enqueue(&delivery{typ: kurzv1alpha1.EventLinkClicked, id: d.batchID(s.cfg.Load().uid, s.batchSeq), body: body, clicks: n})
+	s.enqueue(&delivery{typ: kurzv1alpha1.EventLinkClicked, id: d.batchID(s.cfg.Load().uid, s.batchSeq), body: body.b, clicks: n, pooled: body})
 }
 
 // batchID is the webhook-id of a link.clicked batch: unique to this

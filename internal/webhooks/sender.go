@@ -62,6 +62,7 @@ func (s *sender) run(ctx context.Context) {
 			return
 		}
 		s.deliver(ctx, dl)
+		dl.done()
 	}
 }
 

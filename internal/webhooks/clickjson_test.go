@@ -167,13 +167,13 @@ func FuzzClickJSON(f *testing.F) {
 // each invalid byte.
 func TestAppendStringEscapes(t *testing.T) {
 	for in, want := range map[string]string{
-		"a<b>&c":      `"a\u003cb\u003e\u0026c"`,
-		"q\"b\\":      `"q\"b\\"`,
-		"\x00\x1f\t":  `"\u0000\u001f\t"`,
-		"x\u2028y":    `"x\u2028y"`,
-		"\xff":        `"\ufffd"`,
-		"Zürich 🎉":    `"Zürich 🎉"`,
-		"":            `""`,
+		"a<b>&c":     `"a\u003cb\u003e\u0026c"`,
+		"q\"b\\":     `"q\"b\\"`,
+		"\x00\x1f\t": `"\u0000\u001f\t"`,
+		"x\u2028y":   `"x\u2028y"`,
+		"\xff":       `"\ufffd"`,
+		"Zürich 🎉":   `"Zürich 🎉"`,
+		"":           `""`,
 		"\x7fdel/ok": "\"\x7fdel/ok\"",
 	} {
 		got := appendString(nil, in)

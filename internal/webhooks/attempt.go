@@ -55,6 +55,12 @@ func attempt(ctx context.Context, cfg *senderConfig, keys [][]byte, d *delivery,
 	if err != nil {
 		return outcome{result: resultNetwork, final: true, lastError: "invalid URL"}
 	}
+	if p := d.pooled; p != nil {
+		// The transport closes the body when it is done with it (even
+		// after Do returned); only then may the body be reused.
+		req.Body = p.reader()
+		req.GetBody = func() (io.ReadCloser, error) { return p.reader(), nil }
+	}
 	ts := now.Unix()
 	h := req.Header
 	h.Set("Content-Type", "application/json")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/analytics"
@@ -69,12 +68,12 @@ func (d *Dispatcher) batchClicks(ctx context.Context) {
 		case <-made:
 			in, made = d.clickInbox(), nil
 		case c := <-in:
-			d.addClick(ctx, c, filling)
+			d.addClick(&c, filling)
 		case <-tick.C:
 			now := d.now()
 			for s := range filling {
 				if now.Sub(s.batchStart) >= maxBatchWait {
-					d.sendBatch(ctx, s)
+					d.sendBatch(s)
 					delete(filling, s)
 				}
 			}
@@ -82,17 +81,10 @@ func (d *Dispatcher) batchClicks(ctx context.Context) {
 	}
 }
 
-func (d *Dispatcher) addClick(ctx context.Context, c analytics.Event, filling map[*sender]struct{}) {
+func (d *Dispatcher) addClick(c *analytics.Event, filling map[*sender]struct{}) {
 	var link *kurzv1alpha1.Link
-	looked := false
-	for _, w := range d.webhooksOf(c.Link.Namespace) {
-		if !wants(w, kurzv1alpha1.EventLinkClicked) {
-			continue
-		}
-		s := d.senderFor(w)
-		if s == nil {
-			return
-		}
+	looked, encoded := false, false
+	for _, s := range d.clickSenders(c.Link.Namespace) {
 		if cfg := s.cfg.Load(); cfg.filtersLinks() {
 			if !looked {
 				link, looked = d.cachedLink(c.Link), true
@@ -101,16 +93,52 @@ func (d *Dispatcher) addClick(ctx context.Context, c analytics.Event, filling ma
 				continue
 			}
 		}
-		if len(s.batch) == 0 {
-			s.batchStart = d.now()
-			filling[s] = struct{}{}
+		// The click's JSON is written once, whatever the Webhooks it goes to.
+		if !encoded {
+			d.click, encoded = d.enc.appendClick(d.click[:0], c), true
 		}
-		s.batch = append(s.batch, c)
-		if len(s.batch) >= maxBatch {
-			d.sendBatch(ctx, s)
+		if s.batchLen == 0 {
+			s.batchStart = d.now()
+			s.batch = d.enc.clicksHead(s.batch[:0], c)
+			filling[s] = struct{}{}
+		} else {
+			s.batch = append(s.batch, ',')
+		}
+		s.batch = append(s.batch, d.click...)
+		s.batchLen++
+		if s.batchLen >= maxBatch {
+			d.sendBatch(s)
 			delete(filling, s)
 		}
 	}
+}
+
+// clickSenders returns the senders of the Webhooks of namespace that
+// want link.clicked. It resolves them (the informer's index, the senders'
+// map and its lock) once per namespace until a Webhook changes, not for
+// every click. Nil before Start.
+func (d *Dispatcher) clickSenders(namespace string) []*sender {
+	// The count is read before the store: a change in between makes the
+	// next click resolve again.
+	if gen := d.webhooksGen.Load(); d.routes == nil || gen != d.routesGen {
+		d.routes, d.routesGen = map[string][]*sender{}, gen
+	}
+	if ss, ok := d.routes[namespace]; ok {
+		return ss
+	}
+	var ss []*sender
+	for _, w := range d.webhooksOf(namespace) {
+		if !wants(w, kurzv1alpha1.EventLinkClicked) {
+			continue
+		}
+		s := d.senderFor(w)
+		if s == nil {
+			return nil
+		}
+		ss = append(ss, s)
+	}
+	d.routes[namespace] = ss
+	return ss
 }
 
 // cachedLink is the cache's Link of ref (read only), nil when it is gone
@@ -127,20 +155,18 @@ func (d *Dispatcher) cachedLink(ref analytics.LinkRef) *kurzv1alpha1.Link {
 	return l
 }
 
-// sendBatch queues s's batch and starts a new one.
-func (d *Dispatcher) sendBatch(ctx context.Context, s *sender) {
-	batch := s.batch
-	s.batch = make([]analytics.Event, 0, len(batch))
-	if len(batch) == 0 {
+// sendBatch queues s's batch and starts a new one in the same buffer.
+func (d *Dispatcher) sendBatch(s *sender) {
+	if s.batchLen == 0 {
 		return
 	}
-	body, err := clicksBody(batch)
-	if err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "cannot encode a link.clicked batch", "webhook", s.key)
-		return
-	}
+	// The body is a copy from the pool (body.go): the queue holds it,
+	// and counts its bytes, until it is delivered or given up.
+	body := newPooledBody(s.batch, clicksTail)
+	n := s.batchLen
+	s.batch, s.batchLen = s.batch[:0], 0
 	s.batchSeq++
-	s.enqueue(&delivery{typ: kurzv1alpha1.EventLinkClicked, id: d.batchID(s.cfg.Load().uid, s.batchSeq), body: body, clicks: len(batch)})
+	s.enqueue(&delivery{typ: kurzv1alpha1.EventLinkClicked, id: d.batchID(s.cfg.Load().uid, s.batchSeq), body: body.b, clicks: n, pooled: body})
 }
 
 // batchID is the webhook-id of a link.clicked batch: unique to this

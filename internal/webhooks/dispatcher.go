@@ -67,6 +67,16 @@ type Dispatcher struct {
 	// link.clicked (demand.go); clicksMade is closed then.
 	clicks     atomic.Pointer[chan analytics.Event]
 	clicksMade chan struct{}
+	// enc and click, the JSON of the click being batched, belong to the
+	// clicks loop (batchClicks), and so do routes: the senders of the
+	// Webhooks of a namespace that want link.clicked, as of routesGen.
+	enc       clickEncoder
+	click     []byte
+	routes    map[string][]*sender
+	routesGen uint64
+	// webhooksGen counts the changes the Webhook informer reported: a
+	// route found before the last one is found again.
+	webhooksGen atomic.Uint64
 	// wantClicks is true while a Webhook wants link.clicked; onDemand are
 	// told when it flips (demandMu orders the flips).
 	wantClicks atomic.Bool
@@ -173,12 +183,18 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 	d.mu.Lock()
 	d.ctx = ctx
 	d.mu.Unlock()
+	// The informer calls these after its store changed: a route the
+	// clicks loop finds after the count moved reads the changed store.
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { d.recountClicks() },
+		AddFunc: func(any) {
+			d.webhooksGen.Add(1)
+			d.recountClicks()
+		},
 		UpdateFunc: func(_, obj any) {
 			if w, ok := obj.(*kurzv1alpha1.Webhook); ok {
 				d.refresh(w)
 			}
+			d.webhooksGen.Add(1)
 			d.recountClicks()
 		},
 		DeleteFunc: func(obj any) {
@@ -188,6 +204,7 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 			if w, ok := obj.(*kurzv1alpha1.Webhook); ok {
 				d.forget(w.UID)
 			}
+			d.webhooksGen.Add(1)
 			d.recountClicks()
 		},
 	})

@@ -9,8 +9,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-
-	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
 // sender delivers one Webhook's events on this replica: its own queue,
@@ -29,9 +27,12 @@ type sender struct {
 	// stops: deleted or shutdown.
 	stopReason atomic.Value
 
-	// batch is the link.clicked batch being filled; only the dispatcher's
-	// clicks loop touches it.
-	batch      []analytics.Event
+	// batch is the link.clicked body being filled, its clicks so far
+	// without clicksTail, and batchLen their number; only the
+	// dispatcher's clicks loop touches them. The buffer is reused from
+	// batch to batch.
+	batch      []byte
+	batchLen   int
 	batchStart time.Time
 	batchSeq   uint64
 }
@@ -60,6 +61,7 @@ func (s *sender) run(ctx context.Context) {
 			return
 		}
 		s.deliver(ctx, dl)
+		dl.done()
 	}
 }
 

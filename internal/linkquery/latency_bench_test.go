@@ -1,0 +1,56 @@
+package linkquery
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// latencyQueries are the queries of GET /api/v1/links that make bench-scale
+// measured over 10 ms at p99 (sort=key and sort=-clicks, page 1;
+// exclude_tag with sort=updated_at, last page), the default order's page 1
+// and a search, each with the page it asks for.
+var latencyQueries = []struct {
+	name string
+	q    Query
+	last bool
+}{
+	{"created/first", Query{}, false},
+	{"key/first", Query{Sort: Sort{By: ByKey}}, false},
+	{"-clicks/first", Query{Sort: Sort{By: ByClicks, Reverse: true}}, false},
+	{"exclude_tag-updated/last", Query{ExcludeTags: []string{"tag3"}, Sort: Sort{By: ByUpdated}}, true},
+	{"search-4/first", Query{Search: "4242"}, false},
+}
+
+// BenchmarkQueryLatency runs each of latencyQueries on 100 000 links and
+// reports, beside the mean, the median and the 99th percentile of the
+// single queries' wall times: a tail far from the median points at
+// allocation (GC) or at the scan's goroutines waiting for a core. Run it
+// with a fixed count, e.g. -benchtime=2000x.
+func BenchmarkQueryLatency(b *testing.B) {
+	ix := loadIndex(benchLinkSet())
+	for _, bc := range latencyQueries {
+		_, total := ix.Query("bench", bc.q, 0, 25)
+		offset := 0
+		if bc.last {
+			offset = (total - 1) / 25 * 25
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			lat := make([]time.Duration, 0, b.N)
+			cpu := cpuTime()
+			for b.Loop() {
+				start := time.Now()
+				links, n := ix.Query("bench", bc.q, offset, 25)
+				lat = append(lat, time.Since(start))
+				if n != total || len(links) == 0 {
+					b.Fatalf("total %d and %d links, want %d and some", n, len(links), total)
+				}
+			}
+			reportCPU(b, cpu)
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100])/1e6, "p99-ms")
+		})
+	}
+}

@@ -16,7 +16,7 @@
 //
 // A query is one sequential scan of the namespace's records, which turns
 // the matches into (sort value, id prefix, slot) triples. A page within
-// 1 024 items of the start is chosen during the scan: each triple is
+// 256 items of the start is chosen during the scan: each triple is
 // compared with the k-th best kept so far and most are dropped there,
 // the rest cut back by a quickselect now and then (topk.go), so no buffer
 // of 100 000 triples is filled, sorted or allocated. A page near the end

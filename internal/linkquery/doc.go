@@ -21,9 +21,9 @@
 // the rest cut back by a quickselect now and then (topk.go), so no buffer
 // of 100 000 triples is filled, sorted or allocated. A page near the end
 // is chosen the same way in the reverse order (the last page of 100 000
-// is the first of the reversed list). A page in between takes a second
-// scan into a buffer of every match and a quickselect that puts the
-// page's items, and only those, in order. Strings are read only by search
+// is the first of the reversed list). A page in between takes a buffer of
+// every match (a second scan when filters left the end unknown) and a
+// quickselect that puts the page's items, and only those, in order. Strings are read only by search
 // (the URL's bytes and those of a key longer than its prefix: one cache
 // miss each, not two in a row through the Link) and for the rare ties the
 // prefixes cannot break; chasing 100 000 pointers costs more than the

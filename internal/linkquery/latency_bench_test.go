@@ -9,17 +9,19 @@ import (
 // latencyQueries are the queries of GET /api/v1/links that make bench-scale
 // measured over 10 ms at p99 (sort=key and sort=-clicks, page 1;
 // exclude_tag with sort=updated_at, last page), the default order's page 1
-// and a search, each with the page it asks for.
+// and a search, each with the page it asks for (and a middle page, far
+// from both ends).
 var latencyQueries = []struct {
 	name string
 	q    Query
-	last bool
+	page string // first, middle or last
 }{
-	{"created/first", Query{}, false},
-	{"key/first", Query{Sort: Sort{By: ByKey}}, false},
-	{"-clicks/first", Query{Sort: Sort{By: ByClicks, Reverse: true}}, false},
-	{"exclude_tag-updated/last", Query{ExcludeTags: []string{"tag3"}, Sort: Sort{By: ByUpdated}}, true},
-	{"search-4/first", Query{Search: "4242"}, false},
+	{"created/first", Query{}, "first"},
+	{"key/first", Query{Sort: Sort{By: ByKey}}, "first"},
+	{"-clicks/first", Query{Sort: Sort{By: ByClicks, Reverse: true}}, "first"},
+	{"exclude_tag-updated/last", Query{ExcludeTags: []string{"tag3"}, Sort: Sort{By: ByUpdated}}, "last"},
+	{"exclude_tag-updated/middle", Query{ExcludeTags: []string{"tag3"}, Sort: Sort{By: ByUpdated}}, "middle"},
+	{"search-4/first", Query{Search: "4242"}, "first"},
 }
 
 // BenchmarkQueryLatency runs each of latencyQueries on 100 000 links and
@@ -32,7 +34,10 @@ func BenchmarkQueryLatency(b *testing.B) {
 	for _, bc := range latencyQueries {
 		_, total := ix.Query("bench", bc.q, 0, 25)
 		offset := 0
-		if bc.last {
+		switch bc.page {
+		case "middle":
+			offset = total / 50 * 25
+		case "last":
 			offset = (total - 1) / 25 * 25
 		}
 		b.Run(bc.name, func(b *testing.B) {

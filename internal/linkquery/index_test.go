@@ -340,7 +340,8 @@ func checkTagCounts(t *testing.T, ix *Index, links map[types.UID]*kurzv1alpha1.L
 // Paging through a sorted list, filtered or not, gives every match once,
 // in order, in every sort and direction, with pages chosen from the start, from the
 // end and in between (maxTopK 60 of 700 links), in one goroutine and in
-// four; pages past the end are empty and say the same total.
+// four, with records in random order and in the order of creation; pages
+// past the end are empty and say the same total.
 func TestQueryPagesCoverAll(t *testing.T) {
 	defer func(n int) { maxTopK = n }(maxTopK)
 	defer func(n int) { scanChunk = n }(scanChunk)
@@ -348,14 +349,28 @@ func TestQueryPagesCoverAll(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	ix := New(createdAt, updatedAt)
 	links := map[types.UID]*kurzv1alpha1.Link{}
+	var created []*kurzv1alpha1.Link
 	for i := range 700 {
 		l := randomLink(rng, "a", i)
 		links[l.UID] = l
 		ix.Upsert(l)
+		created = append(created, l)
 	}
-	for _, c := range []struct{ topK, chunk int }{{1024, 16384}, {60, 16384}, {60, 100}} {
+	// The same links inserted in the order of creation: scans for
+	// created_at go backwards (laterFirst).
+	slices.SortStableFunc(created, func(a, b *kurzv1alpha1.Link) int { return createdAt(a).Compare(createdAt(b)) })
+	inOrder := New(createdAt, updatedAt)
+	for _, l := range created {
+		inOrder.Upsert(l)
+	}
+	for _, c := range []struct {
+		ix          *Index
+		order       string
+		topK, chunk int
+	}{{ix, "random", 1024, 16384}, {ix, "random", 60, 16384}, {ix, "random", 60, 100}, {inOrder, "created", 60, 16384}, {inOrder, "created", 60, 100}} {
 		maxTopK, scanChunk = c.topK, c.chunk
-		t.Run(fmt.Sprintf("topK=%d,chunk=%d", c.topK, c.chunk), func(t *testing.T) {
+		ix := c.ix
+		t.Run(fmt.Sprintf("%s,topK=%d,chunk=%d", c.order, c.topK, c.chunk), func(t *testing.T) {
 			g := NewWithT(t)
 			for by := range Field(5) {
 				for _, q := range []Query{

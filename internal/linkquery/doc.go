@@ -21,7 +21,9 @@
 // the rest cut back by a quickselect now and then (topk.go), so no buffer
 // of 100 000 triples is filled, sorted or allocated. A page near the end
 // is chosen the same way in the reverse order (the last page of 100 000
-// is the first of the reversed list). A page in between takes a buffer of
+// is the first of the reversed list). Records mostly in the page's
+// reverse order (links appended as they are created, asked newest first)
+// are scanned backwards, so that the best come first. A page in between takes a buffer of
 // every match (a second scan when filters left the end unknown) and a
 // quickselect that puts the page's items, and only those, in order. Strings are read only by search
 // (the URL's bytes and those of a key longer than its prefix: one cache

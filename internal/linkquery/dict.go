@@ -64,8 +64,18 @@ func (s *tagSet) has(id uint32) bool {
 	if s == nil {
 		return false
 	}
-	_, ok := slices.BinarySearch(s.ids, id)
-	return ok
+	if len(s.ids) > 8 {
+		_, ok := slices.BinarySearch(s.ids, id)
+		return ok
+	}
+	// A link has a few tags: a loop beats the call of a binary search in
+	// a scan of 100 000 links.
+	for _, x := range s.ids {
+		if x >= id {
+			return x == id
+		}
+	}
+	return false
 }
 
 // acquireSet returns the shared set of tags (nil for none), counting one

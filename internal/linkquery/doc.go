@@ -14,13 +14,22 @@
 // for the list index finds its write here too). About 120 bytes of heap a
 // link in all (BenchmarkLoad).
 //
-// A query is one sequential scan of the namespace's records, which keeps
-// the matches as (sort value, id prefix, slot) triples, then a quickselect
-// that puts the page's items, and only those, in order: O(n) whatever the
-// page. Strings are read only by search (the URL's bytes and those of a
-// key longer than its prefix: one cache miss each, not two in a row
-// through the Link) and for the rare ties the prefixes cannot break;
-// chasing 100 000 pointers costs more than the whole scan of the records.
+// A query is one sequential scan of the namespace's records, which turns
+// the matches into (sort value, id prefix, slot) triples. A page within
+// 256 items of the start is chosen during the scan: each triple is
+// compared with the k-th best kept so far and most are dropped there,
+// the rest cut back by a quickselect now and then (topk.go), so no buffer
+// of 100 000 triples is filled, sorted or allocated. A page near the end
+// is chosen the same way in the reverse order (the last page of 100 000
+// is the first of the reversed list). Records mostly in the page's
+// reverse order (links appended as they are created, asked newest first)
+// are scanned backwards, so that the best come first. A page in between takes a buffer of
+// every match (a second scan when filters left the end unknown) and a
+// quickselect that puts the page's items, and only those, in order. Strings are read only by search
+// (the URL's bytes and those of a key longer than its prefix: one cache
+// miss each, not two in a row through the Link) and for the rare ties the
+// prefixes cannot break; chasing 100 000 pointers costs more than the
+// whole scan of the records.
 //
 // Orders are total: ties are broken by id (uid) in the sort's direction,
 // so the order of created_at (newest first, then id descending) is the

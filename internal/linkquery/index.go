@@ -24,7 +24,8 @@ type Index struct {
 	mu     sync.RWMutex // guards spaces
 	spaces map[string]*space
 
-	cands sync.Pool // *[]cand, a query's scratch
+	cands sync.Pool // *[]cand, the scratch of a page far from both ends
+	tops  sync.Pool // *[]cand of topBufLen(maxTopK), a topK's buffer
 }
 
 // space is one namespace's records.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,6 +263,20 @@ func TestQueryScannedInParallel(t *testing.T) {
 	checkAgainstBruteForce(t, New(createdAt, updatedAt))
 }
 
+// TestQueryPagesFromBothEnds is the same with pages chosen during the scan
+// only within 40 of either end: pages from the start, pages from the end
+// (in the reverse order) and pages in between (a second scan) all meet
+// the brute force, in one goroutine and in four.
+func TestQueryPagesFromBothEnds(t *testing.T) {
+	defer func(n int) { maxTopK = n }(maxTopK)
+	maxTopK = 40
+	checkAgainstBruteForce(t, New(createdAt, updatedAt))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(n int) { scanChunk = n }(scanChunk)
+	scanChunk = 50
+	checkAgainstBruteForce(t, New(createdAt, updatedAt))
+}
+
 func checkAgainstBruteForce(t *testing.T, ix *Index) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	links := map[types.UID]*kurzv1alpha1.Link{}
@@ -322,31 +337,65 @@ func checkTagCounts(t *testing.T, ix *Index, links map[types.UID]*kurzv1alpha1.L
 	NewWithT(t).Expect(got).To(Equal(wantCounts), "tags of %s", ns)
 }
 
-// Paging through a sorted, filtered list gives every match once, in order.
+// Paging through a sorted list, filtered or not, gives every match once,
+// in order, in every sort and direction, with pages chosen from the start, from the
+// end and in between (maxTopK 60 of 700 links), in one goroutine and in
+// four, with records in random order and in the order of creation; pages
+// past the end are empty and say the same total.
 func TestQueryPagesCoverAll(t *testing.T) {
-	g := NewWithT(t)
+	defer func(n int) { maxTopK = n }(maxTopK)
+	defer func(n int) { scanChunk = n }(scanChunk)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	rng := rand.New(rand.NewPCG(9, 10))
 	ix := New(createdAt, updatedAt)
 	links := map[types.UID]*kurzv1alpha1.Link{}
+	var created []*kurzv1alpha1.Link
 	for i := range 700 {
 		l := randomLink(rng, "a", i)
 		links[l.UID] = l
 		ix.Upsert(l)
+		created = append(created, l)
 	}
-	for by := range Field(5) {
-		for _, rev := range []bool{false, true} {
-			q := Query{Sort: Sort{By: by, Reverse: rev}, ExcludeTags: []string{"q1"}}
-			var all []*kurzv1alpha1.Link
-			for off := 0; ; off += 25 {
-				page, total := ix.Query("a", q, off, 25)
-				if len(page) == 0 {
-					g.Expect(off).To(BeNumerically(">=", total))
-					break
+	// The same links inserted in the order of creation: scans for
+	// created_at go backwards (laterFirst).
+	slices.SortStableFunc(created, func(a, b *kurzv1alpha1.Link) int { return createdAt(a).Compare(createdAt(b)) })
+	inOrder := New(createdAt, updatedAt)
+	for _, l := range created {
+		inOrder.Upsert(l)
+	}
+	for _, c := range []struct {
+		ix          *Index
+		order       string
+		topK, chunk int
+	}{{ix, "random", 1024, 16384}, {ix, "random", 60, 16384}, {ix, "random", 60, 100}, {inOrder, "created", 60, 16384}, {inOrder, "created", 60, 100}} {
+		maxTopK, scanChunk = c.topK, c.chunk
+		ix := c.ix
+		t.Run(fmt.Sprintf("%s,topK=%d,chunk=%d", c.order, c.topK, c.chunk), func(t *testing.T) {
+			g := NewWithT(t)
+			for by := range Field(5) {
+				for _, q := range []Query{
+					{Sort: Sort{By: by}}, {Sort: Sort{By: by, Reverse: true}},
+					{Sort: Sort{By: by}, ExcludeTags: []string{"q1"}}, {Sort: Sort{By: by, Reverse: true}, ExcludeTags: []string{"q1"}},
+				} {
+					w := want(links, "a", q)
+					var all []*kurzv1alpha1.Link
+					off := 0
+					for ; ; off += 25 {
+						page, total := ix.Query("a", q, off, 25)
+						g.Expect(total).To(Equal(len(w)))
+						if len(page) == 0 {
+							break
+						}
+						all = append(all, page...)
+					}
+					g.Expect(off).To(Equal((len(w) + 24) / 25 * 25))
+					g.Expect(uidsOf(all)).To(Equal(uidsOf(w)), "sort %v", q.Sort)
+					page, total := ix.Query("a", q, off+25, 25)
+					g.Expect(page).To(BeEmpty())
+					g.Expect(total).To(Equal(len(w)))
 				}
-				all = append(all, page...)
 			}
-			g.Expect(uidsOf(all)).To(Equal(uidsOf(want(links, "a", q))), "sort %v", q.Sort)
-		}
+		})
 	}
 }
 
@@ -412,4 +461,45 @@ func TestContainsFold(t *testing.T) {
 	} {
 		g.Expect(containsFold(c.s, foldASCII(c.needle))).To(Equal(c.want), "%q in %q", c.needle, c.s)
 	}
+}
+
+// Queries at once share the pools of buffers, never a buffer: each answer
+// is the brute force's (run with -race).
+func TestConcurrentQueries(t *testing.T) {
+	defer func(n int) { maxTopK = n }(maxTopK)
+	defer func(n int) { scanChunk = n }(scanChunk)
+	maxTopK, scanChunk = 40, 100
+	rng := rand.New(rand.NewPCG(11, 12))
+	ix := New(createdAt, updatedAt)
+	links := map[types.UID]*kurzv1alpha1.Link{}
+	for i := range 500 {
+		l := randomLink(rng, "a", i)
+		links[l.UID] = l
+		ix.Upsert(l)
+	}
+	type check struct {
+		q      Query
+		offset int
+		want   []string
+	}
+	var checks []check
+	for range 64 {
+		q := randomQuery(rng, links)
+		w := want(links, "a", q)
+		offset := []int{0, 50, len(w) - len(w)%25, rng.IntN(len(w) + 1)}[rng.IntN(4)]
+		checks = append(checks, check{q, offset, uidsOf(w[min(offset, len(w)):min(offset+25, len(w))])})
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				c := checks[(g*31+i)%len(checks)]
+				if got, _ := ix.Query("a", c.q, c.offset, 25); !slices.Equal(uidsOf(got), c.want) {
+					t.Errorf("%+v, offset %d:\n got %v\nwant %v", c.q, c.offset, uidsOf(got), c.want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

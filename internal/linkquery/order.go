@@ -78,7 +78,14 @@ func (o *order) direct(c int) int {
 	return -c
 }
 
-func (o *order) less(a, b *cand) bool { return o.compare(a, b) < 0 }
+// less reports whether a comes before b. Distinct sort values, the common
+// case, are compared inline; ties go to compare.
+func (o *order) less(a, b *cand) bool {
+	if a.v != b.v {
+		return a.v < b.v
+	}
+	return o.compare(a, b) < 0
+}
 
 func (o *order) sort(cs []cand) {
 	slices.SortFunc(cs, func(a, b cand) int { return o.compare(&a, &b) })

@@ -2,9 +2,7 @@ package linkquery
 
 import (
 	"encoding/binary"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -66,6 +64,7 @@ func (q *Query) Filtered() bool {
 // matcher is a Query compiled against one namespace's ids.
 type matcher struct {
 	none bool // nothing can match
+	all  bool // no filter: everything matches
 
 	domainIDs   []uint16 // wanted domains with an id in records
 	domainNames []string // wanted domains records do not hold an id for
@@ -86,7 +85,7 @@ type matcher struct {
 
 // compile resolves q's names to sp's ids.
 func compile(sp *space, q *Query) *matcher {
-	m := &matcher{}
+	m := &matcher{all: !q.Filtered()}
 	if len(q.Domains) > 0 {
 		m.byDomain = true
 		for _, d := range q.Domains {
@@ -238,72 +237,10 @@ func (ix *Index) Query(namespace string, q Query, offset, limit int) (links []*k
 	if m.none {
 		return []*kurzv1alpha1.Link{}, 0
 	}
-	buf := ix.scratch(len(sp.recs))
-	defer ix.cands.Put(buf)
-	asc := q.Sort.ascending()
-	cs := scan(sp.recs, m, q.Sort.By, asc, (*buf)[:len(sp.recs)])
-	*buf = cs
-	total = len(cs)
-	if offset < 0 {
-		offset = 0
-	}
-	if limit <= 0 || offset >= total {
-		return []*kurzv1alpha1.Link{}, total
-	}
-	end := offset + min(limit, total-offset)
-	o := order{recs: sp.recs, byKey: q.Sort.By == ByKey, asc: asc}
-	o.page(cs, offset, end)
-	links = make([]*kurzv1alpha1.Link, 0, end-offset)
-	for i := offset; i < end; i++ {
-		links = append(links, sp.recs[cs[i].slot].obj)
+	slots, total := ix.page(sp.recs, m, q.Sort, max(offset, 0), limit)
+	links = make([]*kurzv1alpha1.Link, len(slots))
+	for i, slot := range slots {
+		links[i] = sp.recs[slot].obj
 	}
 	return links, total
-}
-
-// scanChunk is how many records one goroutine of a scan takes: below it
-// a goroutine costs more than it saves. (A variable for the tests.)
-var scanChunk = 16384
-
-// scan returns the candidates of the records m matches, in out (which
-// holds len(recs)). A large namespace is scanned by up to GOMAXPROCS
-// goroutines (at most 4), each filling its own part of out, and the parts
-// are then moved together: a search of 100 000 links reads a cache line
-// per link, and two cores wait for twice as many at once.
-func scan(recs []record, m *matcher, by Field, asc bool, out []cand) []cand {
-	workers := min(runtime.GOMAXPROCS(0), 4, len(recs)/scanChunk)
-	if workers <= 1 {
-		return scanRange(recs, 0, len(recs), m, by, asc, out[:0])
-	}
-	parts := make([][]cand, workers)
-	size := (len(recs) + workers - 1) / workers
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*size, min((w+1)*size, len(recs))
-		wg.Go(func() { parts[w] = scanRange(recs, lo, hi, m, by, asc, out[lo:lo:hi]) })
-	}
-	wg.Wait()
-	n := len(parts[0])
-	for _, p := range parts[1:] {
-		n += copy(out[n:], p)
-	}
-	return out[:n]
-}
-
-// scanRange appends the candidates of recs[lo:hi] that m matches to out.
-func scanRange(recs []record, lo, hi int, m *matcher, by Field, asc bool, out []cand) []cand {
-	for i := lo; i < hi; i++ {
-		if r := &recs[i]; m.match(r) {
-			out = append(out, candOf(r, int32(i), by, asc))
-		}
-	}
-	return out
-}
-
-// scratch returns a candidate buffer of capacity n or more.
-func (ix *Index) scratch(n int) *[]cand {
-	if b, ok := ix.cands.Get().(*[]cand); ok && cap(*b) >= n {
-		return b
-	}
-	b := make([]cand, 0, n)
-	return &b
 }

@@ -272,6 +272,7 @@ func BenchmarkListFiltered(b *testing.B) {
 		{"tag", "tag=t3"},
 		{"tag-all", "tag=t3&tag=sale&tag_mode=all"},
 		{"exclude_tag+sort=key", "exclude_tag=sale&sort=key"},
+		{"exclude_tag+sort=updated_at", "exclude_tag=sale&sort=updated_at"},
 		{"domain", "domain=go.example.com"},
 		{"state", "state=expired"},
 		{"created_after", "created_after=2025-01-01T12:00:00Z"},

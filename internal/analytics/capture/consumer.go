@@ -194,7 +194,7 @@ func (c *Consumer) enrich(k *Click) {
 	cls := c.t.ua(c.uac, ua)
 	e := &c.ev
 	*e = analytics.Event{
-		Time: k.Time.UTC(), Link: li.ref, Ident: &li.ref, Clicks: 1,
+		Time: k.Time.UTC(), Link: li.ref, Ident: &li.ref, Memo: &li.memo, Clicks: 1,
 		Device: cls.device, OS: cls.os, Browser: cls.browser,
 	}
 	if k.IP.IsValid() {

@@ -17,9 +17,10 @@ const (
 )
 
 // tablesBytes is what the full tables take at most: interned strings (up
-// to 255 B and a map entry), links (their LinkRef copy, three destinations
-// with their UTM values, and the Entry they keep), User-Agent classes.
-const tablesBytes = internMax*320 + linkCacheMax*384 + uaCacheMax*48
+// to 255 B and a map entry), links (their linkInfo, 440 B: LinkRef, three
+// destinations with their UTM values, the aggregator's memo; a map entry;
+// the Entry they keep), User-Agent classes.
+const tablesBytes = internMax*320 + linkCacheMax*512 + uaCacheMax*48
 
 // linkInfo is what the consumer keeps of one Link (one redirect Entry):
 // its LinkRef, whose address is the events' Ident, and the interned UTM
@@ -29,6 +30,7 @@ type linkInfo struct {
 	ref   analytics.LinkRef
 	n     int
 	dests [3]destUTM
+	memo  analytics.AggMemo // the events' Memo
 }
 
 type destUTM struct {

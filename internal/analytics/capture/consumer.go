@@ -201,7 +201,7 @@ func (c *Consumer) enrich(k *Click) {
 		e.Visitor = c.vis.Hash(k.Time, k.IP, ua)
 	}
 	if r := k.Referer(); len(r) > 0 {
-		e.Referrer = c.t.intern(analytics.ReferrerHost(bytesString(r)))
+		e.Referrer = c.t.referrer(r)
 	}
 	u := c.t.destUTM(li, dest, utm)
 	if q := k.Query(); len(q) > 0 {

@@ -158,3 +158,29 @@ func TestConsumerClickAllocatesNothing(t *testing.T) {
 }
 
 func strPtr(s string) *byte { return unsafe.StringData(s) }
+
+// The Referer cache keeps its own copy of a header: the ring's slot it
+// came from is reused for other clicks' headers.
+func TestTablesReferrerCache(t *testing.T) {
+	tb := newTables()
+	slot := []byte("https://News.Example.com/today?x=1")
+	if got := tb.referrer(slot); got != "news.example.com" {
+		t.Fatalf("referrer %q", got)
+	}
+	copy(slot, "https://blog.example.org/x?y=22222")
+	if got := tb.referrer(slot); got != "blog.example.org" {
+		t.Fatalf("a reused slot's Referer gave %q", got)
+	}
+	if got := tb.referrer([]byte("https://News.Example.com/today?x=1")); got != "news.example.com" {
+		t.Fatalf("the first Referer again gave %q", got)
+	}
+	for i := range refCacheMax + 1 {
+		tb.referrer(fmt.Appendf(nil, "https://h%d.example/", i))
+	}
+	if len(tb.refs) > refCacheMax {
+		t.Errorf("%d Referers cached, the bound is %d", len(tb.refs), refCacheMax)
+	}
+	if n := testing.AllocsPerRun(100, func() { tb.referrer(slot) }); n != 0 {
+		t.Errorf("a cached Referer allocates %v times", n)
+	}
+}

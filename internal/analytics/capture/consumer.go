@@ -189,8 +189,8 @@ func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), le
 func (c *Consumer) enrich(k *Click) {
 	eventsTotal.Inc()
 	ua := k.UA()
-	ref, dest, utm := k.Link.AnalyticsLink(ua)
-	li := c.t.link(k.Link, ref)
+	li := c.t.link(k.Link)
+	dest, utm := k.Link.AnalyticsDest(ua)
 	cls := c.t.ua(c.uac, ua)
 	e := &c.ev
 	*e = analytics.Event{

@@ -105,14 +105,14 @@ func (t *tables) internUTM(u analytics.UTM) analytics.UTM {
 }
 
 // link is what the consumer keeps of l, made at its first click.
-func (t *tables) link(l Link, ref analytics.LinkRef) *linkInfo {
+func (t *tables) link(l Link) *linkInfo {
 	if li, ok := t.links[l]; ok {
 		return li
 	}
 	if len(t.links) >= linkCacheMax {
 		t.startOver()
 	}
-	li := &linkInfo{ref: ref}
+	li := &linkInfo{ref: l.AnalyticsRef()}
 	t.links[l] = li
 	return li
 }

@@ -44,11 +44,12 @@ func (r *batchRecorder) events() []analytics.Event {
 // target does: its clicks have two destinations with their own UTM values.
 type targetedLink struct{ ref analytics.LinkRef }
 
-func (l *targetedLink) AnalyticsLink(ua []byte) (analytics.LinkRef, string, string) {
+func (l *targetedLink) AnalyticsRef() analytics.LinkRef { return l.ref }
+func (l *targetedLink) AnalyticsDest(ua []byte) (string, string) {
 	if strings.Contains(string(ua), "iPhone") {
-		return l.ref, "https://apps.example/app?utm_source=app-store", ""
+		return "https://apps.example/app?utm_source=app-store", ""
 	}
-	return l.ref, "https://shop.example/sale", "?utm_source=newsletter&utm_campaign=spring"
+	return "https://shop.example/sale", "?utm_source=newsletter&utm_campaign=spring"
 }
 
 func newRecordingConsumer(t *testing.T, now time.Time) (*Consumer, *Ring, *batchRecorder) {

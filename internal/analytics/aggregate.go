@@ -52,6 +52,8 @@ type Aggregator struct {
 	// them into the events.
 	counts []int64
 	clicks int64
+	// epoch counts Takes: an AggMemo of an earlier one names a row gone.
+	epoch uint64
 }
 
 // NewAggregator returns an Aggregator sized for about n distinct events.
@@ -80,8 +82,13 @@ func (a *Aggregator) Count(e *Event) {
 			os: strPtr(e.OS), browser: strPtr(e.Browser), country: strPtr(e.Country), city: strPtr(e.City), referrer: strPtr(e.Referrer),
 			utmSource: strPtr(e.UTMSource), utmMedium: strPtr(e.UTMMedium), utmCampaign: strPtr(e.UTMCampaign),
 		}
+		if m := e.Memo; m != nil && m.agg == a && m.epoch == a.epoch && m.key == ik {
+			a.counts[m.row] += clicks
+			return
+		}
 		if i, ok := a.ident[ik]; ok {
 			a.counts[i] += clicks
+			a.remember(e.Memo, ik, i)
 			return
 		}
 	}
@@ -99,10 +106,18 @@ func (a *Aggregator) Count(e *Event) {
 		a.events = append(a.events, *e)
 		a.counts = append(a.counts, clicks)
 		row := &a.events[i]
-		row.Time, row.Ident = time.Unix(m*60, 0).UTC(), nil
+		row.Time, row.Ident, row.Memo = time.Unix(m*60, 0).UTC(), nil, nil
 	}
 	if e.Ident != nil {
 		a.ident[ik] = i
+		a.remember(e.Memo, ik, i)
+	}
+}
+
+// remember makes m (if any) name row i for the key ik until the next Take.
+func (a *Aggregator) remember(m *AggMemo, ik identKey, i int) {
+	if m != nil {
+		*m = AggMemo{agg: a, epoch: a.epoch, key: ik, row: i}
 	}
 }
 
@@ -133,5 +148,6 @@ func (a *Aggregator) Take(id string) Batch {
 	clear(a.index)
 	clear(a.ident)
 	a.clicks = 0
+	a.epoch++
 	return b
 }

@@ -108,6 +108,21 @@ type Event struct {
 	// these addresses instead of hashing its strings. Stores ignore it; a
 	// Batch's events have none.
 	Ident *LinkRef
+	// Memo, when not nil (and Ident is set), is the producer's place for
+	// the Aggregator to remember the row of this link's last event (one
+	// per link): a link clicked again by the same visitor with the same
+	// dimensions within the minute is then counted without a map access.
+	Memo *AggMemo
+}
+
+// AggMemo is an Aggregator's memory of one link's last row (Event.Memo).
+// Its zero value remembers nothing; only the producer's goroutine, the
+// Aggregator's, touches it.
+type AggMemo struct {
+	agg   *Aggregator
+	epoch uint64
+	key   identKey
+	row   int
 }
 
 // Minute is the event's time in unix minutes, the stores' time key.

@@ -175,3 +175,41 @@ func TestAggregatorIdent(t *testing.T) {
 		}
 	}
 }
+
+// A memo (Event.Memo) counts a link's repeated event without a map access,
+// and only that event: another visitor or minute under the same memo, a
+// memo of an earlier batch, or one of another aggregator finds its own row.
+func TestAggregatorMemo(t *testing.T) {
+	t0 := time.Date(2025, 5, 1, 10, 0, 5, 0, time.UTC)
+	ref := &LinkRef{UID: "u", Namespace: "ns"}
+	var memo AggMemo
+	ev := func(visitor uint64, at time.Time) Event {
+		return Event{Time: at, Link: *ref, Ident: ref, Memo: &memo, Visitor: visitor}
+	}
+	a, other := NewAggregator(4), NewAggregator(4)
+	a.Add(ev(1, t0))
+	a.Add(ev(1, t0.Add(time.Second))) // the memo's row
+	a.Add(ev(2, t0))                  // another visitor: the memo moves
+	a.Add(ev(1, t0))                  // back to visitor 1, by the ident map
+	a.Add(ev(2, t0.Add(time.Minute))) // another minute
+	other.Add(ev(2, t0.Add(time.Minute)))
+	a.Add(ev(2, t0.Add(time.Minute))) // the memo names other's row
+	b := a.Take("w-1")
+	want := []int64{3, 1, 2}
+	if len(b.Events) != len(want) {
+		t.Fatalf("batch %+v, want rows of %v clicks", b.Events, want)
+	}
+	for i, e := range b.Events {
+		if e.Clicks != want[i] {
+			t.Errorf("row %d: %d clicks, want %d", i, e.Clicks, want[i])
+		}
+		if e.Memo != nil || e.Ident != nil {
+			t.Errorf("row %d carries the producer's pointers", i)
+		}
+	}
+	a.Add(ev(2, t0.Add(time.Minute))) // the memo is of the last batch
+	a.Add(ev(3, t0))
+	if b := a.Take("w-2"); len(b.Events) != 2 || b.Events[0].Clicks != 1 || b.Events[0].Visitor != 2 {
+		t.Fatalf("after a Take: %+v", b.Events)
+	}
+}

@@ -24,9 +24,8 @@ type testLink struct {
 	dest string
 }
 
-func (l *testLink) AnalyticsLink([]byte) (analytics.LinkRef, string, string) {
-	return l.ref, l.dest, ""
-}
+func (l *testLink) AnalyticsRef() analytics.LinkRef       { return l.ref }
+func (l *testLink) AnalyticsDest([]byte) (string, string) { return l.dest, "" }
 
 type fixedSalts struct{ salts []analytics.DaySalt }
 

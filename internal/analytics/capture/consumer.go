@@ -189,19 +189,19 @@ func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), le
 func (c *Consumer) enrich(k *Click) {
 	eventsTotal.Inc()
 	ua := k.UA()
-	ref, dest, utm := k.Link.AnalyticsLink(ua)
-	li := c.t.link(k.Link, ref)
+	li := c.t.link(k.Link)
+	dest, utm := k.Link.AnalyticsDest(ua)
 	cls := c.t.ua(c.uac, ua)
 	e := &c.ev
 	*e = analytics.Event{
-		Time: k.Time.UTC(), Link: li.ref, Ident: &li.ref, Clicks: 1,
+		Time: k.Time.UTC(), Link: li.ref, Ident: &li.ref, Memo: &li.memo, Clicks: 1,
 		Device: cls.device, OS: cls.os, Browser: cls.browser,
 	}
 	if k.IP.IsValid() {
 		e.Visitor = c.vis.Hash(k.Time, k.IP, ua)
 	}
 	if r := k.Referer(); len(r) > 0 {
-		e.Referrer = c.t.intern(analytics.ReferrerHost(bytesString(r)))
+		e.Referrer = c.t.referrer(r)
 	}
 	u := c.t.destUTM(li, dest, utm)
 	if q := k.Query(); len(q) > 0 {

@@ -45,13 +45,13 @@ func DefaultOptions() Options {
 	}
 }
 
-// aggRowBytes is what one row being aggregated takes: the Event (248 B;
+// aggRowBytes is what one row being aggregated takes: the Event (256 B;
 // its strings are the consumer's interned ones), its key by value and its
 // key by address in the aggregator's maps (216 and 88 B and the maps'
-// slack), its count. batchRowBytes is a row of a queued or in-flight
-// batch: the Event alone.
+// slack), its count (648 B). batchRowBytes is a row of a queued or
+// in-flight batch: the Event alone.
 const (
-	aggRowBytes   = 640
+	aggRowBytes   = 648
 	batchRowBytes = 256
 )
 

@@ -21,14 +21,17 @@ const (
 
 // Link is what a click slot names the clicked link by: the redirect's
 // Entry (a pointer, so storing it allocates nothing). The consumer asks it,
-// off the redirect path, for the link's identity and the URL the visitor
-// with User-Agent ua was sent to before the visitor's query was merged in:
-// dest followed by utm (the link's utm_* parameters, "" when dest has them
-// merged in already), as two strings so that nothing is joined per click.
-// A Link's answers never change (a changed Link is a new Entry): the
-// consumer keeps what it derives from them per Link, and per destination.
+// off the redirect path, for the link's identity (AnalyticsRef, once per
+// Link it keeps: the Entry's record is then not read per click) and, per
+// click, for the URL the visitor with User-Agent ua was sent to before the
+// visitor's query was merged in: dest followed by utm (the link's utm_*
+// parameters, "" when dest has them merged in already), as two strings so
+// that nothing is joined per click. A Link's answers never change (a
+// changed Link is a new Entry): the consumer keeps what it derives from
+// them per Link, and per destination.
 type Link interface {
-	AnalyticsLink(ua []byte) (ref analytics.LinkRef, dest, utm string)
+	AnalyticsRef() analytics.LinkRef
+	AnalyticsDest(ua []byte) (dest, utm string)
 }
 
 // Click is one slot of the Ring: what the redirect copies of a click, fixed

@@ -14,12 +14,15 @@ const (
 	internMax    = 8192
 	linkCacheMax = 16384
 	uaCacheMax   = analytics.DefaultUACacheSize
+	refCacheMax  = 4096
 )
 
 // tablesBytes is what the full tables take at most: interned strings (up
-// to 255 B and a map entry), links (their LinkRef copy, three destinations
-// with their UTM values, and the Entry they keep), User-Agent classes.
-const tablesBytes = internMax*320 + linkCacheMax*384 + uaCacheMax*48
+// to 255 B and a map entry), links (their linkInfo, 440 B: LinkRef, three
+// destinations with their UTM values, the aggregator's memo; a map entry;
+// the Entry they keep), User-Agent classes, Referer headers (up to
+// MaxReferer bytes and a map entry; the host is an interned string).
+const tablesBytes = internMax*320 + linkCacheMax*512 + uaCacheMax*48 + refCacheMax*(MaxReferer+32)
 
 // linkInfo is what the consumer keeps of one Link (one redirect Entry):
 // its LinkRef, whose address is the events' Ident, and the interned UTM
@@ -29,6 +32,7 @@ type linkInfo struct {
 	ref   analytics.LinkRef
 	n     int
 	dests [3]destUTM
+	memo  analytics.AggMemo // the events' Memo
 }
 
 type destUTM struct {
@@ -57,6 +61,7 @@ type tables struct {
 	strs      map[string]string
 	links     map[Link]*linkInfo
 	uas       map[uint64]uaInfo
+	refs      map[string]string // Referer header -> interned host
 	seed      maphash.Seed
 	countries [26 * 26]countryOf
 	// key is city's scratch space for a city's key.
@@ -66,7 +71,7 @@ type tables struct {
 func newTables() tables {
 	return tables{
 		strs: map[string]string{}, links: map[Link]*linkInfo{}, uas: map[uint64]uaInfo{},
-		seed: maphash.MakeSeed(),
+		refs: map[string]string{}, seed: maphash.MakeSeed(),
 	}
 }
 
@@ -75,6 +80,7 @@ func (t *tables) startOver() {
 	clear(t.strs)
 	clear(t.links)
 	clear(t.uas)
+	clear(t.refs)
 	t.countries = [26 * 26]countryOf{}
 }
 
@@ -101,14 +107,14 @@ func (t *tables) internUTM(u analytics.UTM) analytics.UTM {
 }
 
 // link is what the consumer keeps of l, made at its first click.
-func (t *tables) link(l Link, ref analytics.LinkRef) *linkInfo {
+func (t *tables) link(l Link) *linkInfo {
 	if li, ok := t.links[l]; ok {
 		return li
 	}
 	if len(t.links) >= linkCacheMax {
 		t.startOver()
 	}
-	li := &linkInfo{ref: ref}
+	li := &linkInfo{ref: l.AnalyticsRef()}
 	t.links[l] = li
 	return li
 }
@@ -144,6 +150,20 @@ func (t *tables) ua(c *analytics.UAClassifier, ua []byte) uaInfo {
 	v := uaInfo{device: cls.Device, os: t.intern(cls.OS), browser: t.intern(cls.Browser)}
 	t.uas[h] = v
 	return v
+}
+
+// referrer is the interned referrer host of a Referer header (which may
+// alias the ring's slot): parsed at its first click, then a map lookup.
+func (t *tables) referrer(r []byte) string {
+	if host, ok := t.refs[bytesString(r)]; ok {
+		return host
+	}
+	host := t.intern(analytics.ReferrerHost(bytesString(r)))
+	if len(t.refs) >= refCacheMax {
+		clear(t.refs) // the hosts stay interned: only the parses go
+	}
+	t.refs[string(r)] = host
+	return host
 }
 
 // country is the interned Event.Country of a two-byte header value.

@@ -44,11 +44,12 @@ func (r *batchRecorder) events() []analytics.Event {
 // target does: its clicks have two destinations with their own UTM values.
 type targetedLink struct{ ref analytics.LinkRef }
 
-func (l *targetedLink) AnalyticsLink(ua []byte) (analytics.LinkRef, string, string) {
+func (l *targetedLink) AnalyticsRef() analytics.LinkRef { return l.ref }
+func (l *targetedLink) AnalyticsDest(ua []byte) (string, string) {
 	if strings.Contains(string(ua), "iPhone") {
-		return l.ref, "https://apps.example/app?utm_source=app-store", ""
+		return "https://apps.example/app?utm_source=app-store", ""
 	}
-	return l.ref, "https://shop.example/sale", "?utm_source=newsletter&utm_campaign=spring"
+	return "https://shop.example/sale", "?utm_source=newsletter&utm_campaign=spring"
 }
 
 func newRecordingConsumer(t *testing.T, now time.Time) (*Consumer, *Ring, *batchRecorder) {
@@ -158,3 +159,29 @@ func TestConsumerClickAllocatesNothing(t *testing.T) {
 }
 
 func strPtr(s string) *byte { return unsafe.StringData(s) }
+
+// The Referer cache keeps its own copy of a header: the ring's slot it
+// came from is reused for other clicks' headers.
+func TestTablesReferrerCache(t *testing.T) {
+	tb := newTables()
+	slot := []byte("https://News.Example.com/today?x=1")
+	if got := tb.referrer(slot); got != "news.example.com" {
+		t.Fatalf("referrer %q", got)
+	}
+	copy(slot, "https://blog.example.org/x?y=22222")
+	if got := tb.referrer(slot); got != "blog.example.org" {
+		t.Fatalf("a reused slot's Referer gave %q", got)
+	}
+	if got := tb.referrer([]byte("https://News.Example.com/today?x=1")); got != "news.example.com" {
+		t.Fatalf("the first Referer again gave %q", got)
+	}
+	for i := range refCacheMax + 1 {
+		tb.referrer(fmt.Appendf(nil, "https://h%d.example/", i))
+	}
+	if len(tb.refs) > refCacheMax {
+		t.Errorf("%d Referers cached, the bound is %d", len(tb.refs), refCacheMax)
+	}
+	if n := testing.AllocsPerRun(100, func() { tb.referrer(slot) }); n != 0 {
+		t.Errorf("a cached Referer allocates %v times", n)
+	}
+}

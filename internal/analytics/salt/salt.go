@@ -14,6 +14,22 @@
 //
 // The salts are never logged, never written to the analytics store, and
 // live only in this Secret and the replicas' memory.
+//
+// Versions: a salt's value names its algorithm (analytics.KindOf), and the
+// Secret's keys are the days and nothing else, whichever kurz wrote it.
+// kurz before SipHash made 32-byte BLAKE2b salts; this one makes SipHash
+// salts, hashes with a BLAKE2b salt until its day is over, and keeps a
+// salt of any kind it recognises when it rotates. kurz before SipHash
+// reads a SipHash salt (69 bytes) as no salt and does not rewrite the
+// Secret for it, so during a rolling upgrade: a day whose salt an old
+// replica made is hashed with BLAKE2b by every replica; a day whose salt a
+// new replica made (tomorrow's, made after midnight by whichever replica
+// rotated first) is hashed with SipHash by new replicas and not at all by
+// old ones (their clicks of that day count no visitor). No day's values
+// change while it lasts, with one exception of a few seconds: an old
+// replica that is the first to rotate at midnight replaces today's SipHash
+// salt (it cannot read it) with a BLAKE2b one, and a visitor a new replica
+// hashed between midnight and that rotation counts twice that day.
 package salt
 
 import (
@@ -128,14 +144,17 @@ func (k *Keeper) sync(ctx context.Context) error {
 	}
 	stale := missing || len(s.Data) != len(want)
 	for _, d := range want {
-		if len(s.Data[d]) < analytics.MinSaltLen {
+		if analytics.KindOf(s.Data[d]) == analytics.SaltInvalid {
 			stale = true
 		}
 	}
 	if stale {
 		data := map[string][]byte{}
 		for _, d := range want {
-			if v := s.Data[d]; len(v) >= analytics.MinSaltLen && len(v) <= analytics.MaxSaltLen {
+			// A salt stays for its whole day whoever made it (a BLAKE2b
+			// one of an older kurz, a newer kurz's): replacing it would
+			// change the day's visitor values midway.
+			if v := s.Data[d]; analytics.KindOf(v) != analytics.SaltInvalid {
 				data[d] = v
 			} else {
 				data[d] = analytics.NewSalt()
@@ -158,11 +177,13 @@ func (k *Keeper) sync(ctx context.Context) error {
 }
 
 // take makes the Secret's salts of today and tomorrow current, bumping the
-// generation only when they changed.
+// generation only when they changed. A newer kurz's salt is left out: that
+// day's clicks have no visitor here rather than values of another
+// algorithm.
 func (k *Keeper) take(now time.Time, data map[string][]byte) {
 	var salts []analytics.DaySalt
 	for _, t := range []time.Time{now, now.Add(24 * time.Hour)} {
-		if v := data[dayKey(t)]; len(v) >= analytics.MinSaltLen && len(v) <= analytics.MaxSaltLen {
+		if v := data[dayKey(t)]; analytics.KindOf(v).Usable() {
 			salts = append(salts, analytics.DaySalt{Day: t, Salt: v})
 		}
 	}

@@ -28,8 +28,9 @@ const testUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KH
 
 type testLink struct{ ref analytics.LinkRef }
 
-func (l *testLink) AnalyticsLink([]byte) (analytics.LinkRef, string, string) {
-	return l.ref, "https://dest.example/", "?utm_source=newsletter"
+func (l *testLink) AnalyticsRef() analytics.LinkRef { return l.ref }
+func (l *testLink) AnalyticsDest([]byte) (string, string) {
+	return "https://dest.example/", "?utm_source=newsletter"
 }
 
 type fixedSalts []analytics.DaySalt

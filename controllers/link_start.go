@@ -101,8 +101,11 @@ func (r *LinkReconciler) checkSettled(ctx context.Context, c client.Reader, q wo
 // wouldChange reports whether a reconcile of l would write its status or
 // requeue it for its expiry (an error too: the reconcile reports it).
 func (r *LinkReconciler) wouldChange(ctx context.Context, l *kurzv1alpha1.Link) bool {
-	next := l.DeepCopy()
-	res, _, err := r.computeStatus(ctx, next)
+	// The reconcile writes status only: a copy of the status beside the
+	// cache's metadata and spec is all it needs, not 1 KB of Link.
+	next := *l
+	l.Status.DeepCopyInto(&next.Status)
+	res, _, err := r.computeStatus(ctx, &next)
 	return err != nil || res.RequeueAfter > 0 || !apiequality.Semantic.DeepEqual(&l.Status, &next.Status)
 }
 

@@ -17,8 +17,8 @@ func (r *LinkReconciler) LinksOfDomain(ctx context.Context, o client.Object) []r
 var CertificateOnly = certificateOnly
 
 // CheckSettled exposes the start check's pass over a synced cache.
-func (r *LinkReconciler) CheckSettled(ctx context.Context, c client.Reader, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	r.checkSettled(ctx, c, q)
+func (r *LinkReconciler) CheckSettled(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	r.checkSettled(ctx, q)
 }
 
 // SettledAtStart exposes the Link watch's filter of its first list.

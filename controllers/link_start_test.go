@@ -72,7 +72,7 @@ func TestStartQueuesOnlyWhatChanged(t *testing.T) {
 	r := &controllers.LinkReconciler{Client: mgr.GetClient(), Links: links, Now: time.Now}
 	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
 	defer q.ShutDown()
-	r.CheckSettled(ctx, mgr.GetCache(), q)
+	r.CheckSettled(ctx, q)
 	var queued []string
 	for q.Len() > 0 {
 		req, _ := q.Get()

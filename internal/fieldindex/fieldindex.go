@@ -93,6 +93,17 @@ func (ls *Links) OnDomain(namespace, domain string) ([]string, error) {
 	return names, nil
 }
 
+// All calls f with every cached Link, in no order: the cache's objects,
+// read only. Unlike a List through the cache it copies none of them (a
+// list of 100 000 Links is 51 MB of shallow copies).
+func (ls *Links) All(f func(*kurzv1alpha1.Link)) {
+	for _, o := range ls.index.List() {
+		if l, ok := o.(*kurzv1alpha1.Link); ok {
+			f(l)
+		}
+	}
+}
+
 // each calls f with the cached Links of the namespaced index value
 // (registered by indexNamespaced).
 func (ls *Links) each(field, value string, f func(*kurzv1alpha1.Link)) error {

@@ -2,19 +2,16 @@ package e2e
 
 import (
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/maxmind/mmdbwriter"
-	"github.com/maxmind/mmdbwriter/mmdbtype"
 	. "github.com/onsi/gomega"
 
+	"github.com/kurz-dev/kurz/internal/analytics/geoip/geoiptest"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
@@ -28,21 +25,8 @@ func TestAnalyticsGeoIPCity(t *testing.T) {
 	g := NewWithT(t)
 	dir := t.TempDir()
 	mmdb := filepath.Join(dir, "GeoLite2-City.mmdb")
-	tree, err := mmdbwriter.New(mmdbwriter.Options{DatabaseType: "GeoLite2-City", RecordSize: 24, IncludeReservedNetworks: true})
-	g.Expect(err).NotTo(HaveOccurred())
-	for _, cidr := range []string{"127.0.0.0/8", "::1/128"} {
-		_, n, err := net.ParseCIDR(cidr)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(tree.Insert(n, mmdbtype.Map{
-			"country": mmdbtype.Map{"iso_code": mmdbtype.String("DE")},
-			"city":    mmdbtype.Map{"names": mmdbtype.Map{"en": mmdbtype.String("Berlin"), "de": mmdbtype.String("Berlin (de)")}},
-		})).To(Succeed())
-	}
-	f, err := os.Create(mmdb)
-	g.Expect(err).NotTo(HaveOccurred())
-	_, err = tree.WriteTo(f)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(f.Close()).To(Succeed())
+	geoiptest.Write(t, mmdb, geoiptest.Network{CIDR: "127.0.0.0/8", Country: "DE", City: "Berlin"},
+		geoiptest.Network{CIDR: "::1/128", Country: "DE", City: "Berlin"})
 
 	k := startKurzDev(t, filepath.Join(dir, "data"), testenv.FreeAddr(t), testenv.FreeAddr(t),
 		"--analytics-country-header", "CF-IPCountry", "--geoip-database", mmdb)

@@ -3,52 +3,27 @@ package capture
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/maxmind/mmdbwriter"
-	"github.com/maxmind/mmdbwriter/mmdbtype"
 	. "github.com/onsi/gomega"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/analytics/geoip"
+	"github.com/kurz-dev/kurz/internal/analytics/geoip/geoiptest"
 )
 
-// cityDB writes a City-type database mapping each /32 or /128 of nets to a
-// country and an English city name, and opens it.
+// cityDB writes a City-type database mapping each network of nets to a
+// country and an English city name ([2]string), and opens it.
 func cityDB(t *testing.T, nets map[string][2]string) *geoip.DB {
 	t.Helper()
-	tree, err := mmdbwriter.New(mmdbwriter.Options{DatabaseType: "GeoIP2-City", RecordSize: 24, IncludeReservedNetworks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	list := make([]geoiptest.Network, 0, len(nets))
 	for cidr, v := range nets {
-		_, ipnet, err := net.ParseCIDR(cidr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := mmdbtype.Map{"country": mmdbtype.Map{"iso_code": mmdbtype.String(v[0])}}
-		if v[1] != "" {
-			rec["city"] = mmdbtype.Map{"names": mmdbtype.Map{"en": mmdbtype.String(v[1]), "fr": mmdbtype.String("ville " + v[1])}}
-		}
-		if err := tree.Insert(ipnet, rec); err != nil {
-			t.Fatal(err)
-		}
+		list = append(list, geoiptest.Network{CIDR: cidr, Country: v[0], City: v[1]})
 	}
 	path := filepath.Join(t.TempDir(), "GeoIP2-City.mmdb")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tree.WriteTo(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	geoiptest.Write(t, path, list...)
 	db, err := geoip.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package geoip
 
 import (
 	"context"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -10,59 +9,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/maxmind/mmdbwriter"
-	"github.com/maxmind/mmdbwriter/mmdbtype"
 	. "github.com/onsi/gomega"
+
+	"github.com/kurz-dev/kurz/internal/analytics/geoip/geoiptest"
 )
 
 // network is one network of a test database and what it maps to.
-type network struct {
-	cidr, country, city string
+func network(cidr, country, city string) geoiptest.Network {
+	return geoiptest.Network{CIDR: cidr, Country: country, City: city}
 }
 
-// write writes a City-type database of nets to path, through a temporary
-// file renamed over it (as geoipupdate does).
-func write(t *testing.T, path string, nets ...network) {
-	t.Helper()
-	tree, err := mmdbwriter.New(mmdbwriter.Options{DatabaseType: "GeoIP2-City", RecordSize: 24, IncludeReservedNetworks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range nets {
-		_, ipnet, err := net.ParseCIDR(n.cidr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := mmdbtype.Map{"country": mmdbtype.Map{"iso_code": mmdbtype.String(n.country)}}
-		if n.city != "" {
-			rec["city"] = mmdbtype.Map{"names": mmdbtype.Map{"en": mmdbtype.String(n.city), "de": mmdbtype.String(n.city + "-de")}}
-		}
-		if err := tree.Insert(ipnet, rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tree.WriteTo(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
-}
+// write writes a test database of nets to path (geoiptest.Write).
+func write(t *testing.T, path string, nets ...geoiptest.Network) { geoiptest.Write(t, path, nets...) }
 
 func ip(s string) netip.Addr { return netip.MustParseAddr(s) }
 
 func TestLookupCountryAndCity(t *testing.T) {
 	g := NewWithT(t)
 	path := filepath.Join(t.TempDir(), "geo.mmdb")
-	write(t, path, network{"81.2.69.0/24", "GB", "London"}, network{"2001:db8::/32", "DE", ""}, network{"198.51.100.0/24", "xx", ""})
+	write(t, path, network("81.2.69.0/24", "GB", "London"), network("2001:db8::/32", "DE", ""), network("198.51.100.0/24", "xx", ""))
 	db, err := Open(path)
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, c := range []struct {
@@ -106,14 +71,14 @@ func errorsUnwrapAll(err error) error {
 func TestReloadOnChangeKeepsTheOldVersionOnABadFile(t *testing.T) {
 	g := NewWithT(t)
 	path := filepath.Join(t.TempDir(), "geo.mmdb")
-	write(t, path, network{"81.2.69.0/24", "GB", "London"})
+	write(t, path, network("81.2.69.0/24", "GB", "London"))
 	db, err := Open(path)
 	g.Expect(err).NotTo(HaveOccurred())
 
 	ok, err := db.Reload()
 	g.Expect(ok, err).To(BeFalse(), "unchanged file: not loaded again")
 
-	write(t, path, network{"81.2.69.0/24", "FR", "Paris"})
+	write(t, path, network("81.2.69.0/24", "FR", "Paris"))
 	ok, err = db.Reload()
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(ok).To(BeTrue())
@@ -140,8 +105,8 @@ func TestRunPicksUpASymlinkSwap(t *testing.T) {
 	for _, v := range []string{"v1", "v2"} {
 		g.Expect(os.Mkdir(filepath.Join(dir, v), 0o755)).To(Succeed())
 	}
-	write(t, filepath.Join(dir, "v1", "geo.mmdb"), network{"81.2.69.0/24", "GB", "London"})
-	write(t, filepath.Join(dir, "v2", "geo.mmdb"), network{"81.2.69.0/24", "JP", "Tokyo"})
+	write(t, filepath.Join(dir, "v1", "geo.mmdb"), network("81.2.69.0/24", "GB", "London"))
+	write(t, filepath.Join(dir, "v2", "geo.mmdb"), network("81.2.69.0/24", "JP", "Tokyo"))
 	g.Expect(os.Symlink("v1", filepath.Join(dir, "..data"))).To(Succeed())
 	path := filepath.Join(dir, "geo.mmdb")
 	g.Expect(os.Symlink("..data/geo.mmdb", path)).To(Succeed())

@@ -112,26 +112,5 @@ func TestMigrateFromVersion3(t *testing.T) {
 	var version int
 	g.Expect(s.pool.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
 	g.Expect(version).To(Equal(len(migrations)))
-	byCity := func(src analytics.Source, links ...string) []analytics.Row {
-		res, err := s.Query(ctx, analytics.Query{Namespace: "ns", Links: links, GroupBy: analytics.GroupByCity, Granularity: analytics.Day,
-			Start: day0, End: day0.Add(24 * time.Hour), Source: src})
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(res.Source).To(Equal(src))
-		return res.Rows
-	}
-	unknown := []analytics.Row{{Key: "", Clicks: 4, Visitors: 1}}
-	g.Expect(byCity(analytics.SourceEvents)).To(Equal(unknown), "raw events")
-	g.Expect(byCity(analytics.SourceRollups)).To(Equal(unknown), "the workspace's rollups of version 3")
-	g.Expect(byCity(analytics.SourceRollups, "u1")).To(Equal(unknown), "the link's rollups of version 3")
-
-	g.Expect(s.Write(ctx, analytics.Batch{ID: "b-1", Events: []analytics.Event{{Time: day0.Add(2 * time.Hour),
-		Link: analytics.LinkRef{UID: "u1", Namespace: "ns", Name: "l", Domain: "example.com", Key: "k"}, Device: analytics.DeviceDesktop,
-		Country: "DE", City: analytics.CityKey("DE", "Berlin"), Visitor: 10, Clicks: 1}}})).To(Succeed())
-	g.Expect(s.Maintain(ctx, now)).To(Succeed())
-	want := []analytics.Row{{Key: "", Clicks: 4, Visitors: 1}, {Key: "DE/Berlin", Clicks: 1, Visitors: 1}}
-	g.Expect(byCity(analytics.SourceEvents)).To(Equal(want))
-	g.Expect(byCity(analytics.SourceRollups)).To(Equal(want))
-	res, err := s.Query(ctx, analytics.Query{Namespace: "ns", GroupBy: analytics.GroupByCountry, Granularity: analytics.Day, Start: day0, End: now})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(res.Rows).To(Equal([]analytics.Row{{Key: "DE", Clicks: 5, Visitors: 2}}), "both clients are DE's")
+	storetest.Version3Migrated(t, s, day0, now)
 }

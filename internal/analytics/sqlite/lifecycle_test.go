@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/storetest"
 )
 
 func TestMigratesVersion1Database(t *testing.T) {
@@ -119,7 +120,7 @@ func TestMigratesVersion3Database(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, q := range []string{
 		"INSERT INTO strs (id, s) VALUES (1, 'ns'), (2, 'DE')",
-		"INSERT INTO links (id, uid, namespace, name, domain, key) VALUES (1, 'u1', 1, 'n', 'd', 'k')",
+		"INSERT INTO links (id, uid, namespace, name, domain, key) VALUES (1, 'u1', 1, 'l', 'example.com', 'k')",
 		"INSERT INTO clients (id, device, os, browser, country) VALUES (7, 1, 0, 0, 2)",
 		"INSERT INTO sources (id, referrer, utm_source, utm_medium, utm_campaign) VALUES (1, 0, 0, 0, 0)",
 		"INSERT INTO events (day, link, minute, visitor, client, source, clicks) VALUES (?1, 1, 60, 9, 7, 1, 4)",
@@ -139,26 +140,5 @@ func TestMigratesVersion3Database(t *testing.T) {
 	var version int
 	g.Expect(s.w.QueryRow("PRAGMA user_version").Scan(&version)).To(Succeed())
 	g.Expect(version).To(Equal(len(migrations)))
-	byCity := func(src analytics.Source, links ...string) []analytics.Row {
-		res, err := s.Query(ctx, analytics.Query{Namespace: "ns", Links: links, GroupBy: analytics.GroupByCity, Granularity: analytics.Day,
-			Start: day0, End: day0.AddDate(0, 0, 1), Source: src})
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(res.Source).To(Equal(src))
-		return res.Rows
-	}
-	unknown := []analytics.Row{{Key: "", Clicks: 4, Visitors: 1}}
-	g.Expect(byCity(analytics.SourceEvents)).To(Equal(unknown), "raw events")
-	g.Expect(byCity(analytics.SourceRollups)).To(Equal(unknown), "the workspace's rollups of version 3")
-	g.Expect(byCity(analytics.SourceRollups, "u1")).To(Equal(unknown), "the link's rollups of version 3")
-
-	g.Expect(s.Write(ctx, analytics.Batch{ID: "b-1", Events: []analytics.Event{{Time: day0.Add(2 * time.Hour),
-		Link: analytics.LinkRef{UID: "u1", Namespace: "ns", Name: "n", Domain: "d", Key: "k"}, Device: analytics.DeviceDesktop,
-		Country: "DE", City: analytics.CityKey("DE", "Berlin"), Visitor: 10, Clicks: 1}}})).To(Succeed())
-	g.Expect(s.Maintain(ctx, now)).To(Succeed())
-	want := []analytics.Row{{Key: "", Clicks: 4, Visitors: 1}, {Key: "DE/Berlin", Clicks: 1, Visitors: 1}}
-	g.Expect(byCity(analytics.SourceEvents)).To(Equal(want))
-	g.Expect(byCity(analytics.SourceRollups)).To(Equal(want))
-	res, err := s.Query(ctx, analytics.Query{Namespace: "ns", GroupBy: analytics.GroupByCountry, Granularity: analytics.Day, Start: day0, End: now})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(res.Rows).To(Equal([]analytics.Row{{Key: "DE", Clicks: 5, Visitors: 2}}), "both clients are DE's")
+	storetest.Version3Migrated(t, s, day0, now)
 }

@@ -2,50 +2,27 @@ package wiring
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/maxmind/mmdbwriter"
-	"github.com/maxmind/mmdbwriter/mmdbtype"
 	. "github.com/onsi/gomega"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
+	"github.com/kurz-dev/kurz/internal/analytics/geoip/geoiptest"
 )
 
 // writeMMDB writes a City-type database mapping each CIDR to a country,
 // through a file renamed over path (as geoipupdate does).
 func writeMMDB(t *testing.T, path string, countries map[string]string) {
 	t.Helper()
-	tree, err := mmdbwriter.New(mmdbwriter.Options{DatabaseType: "GeoIP2-City", RecordSize: 24, IncludeReservedNetworks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	nets := make([]geoiptest.Network, 0, len(countries))
 	for cidr, country := range countries {
-		_, ipnet, err := net.ParseCIDR(cidr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tree.Insert(ipnet, mmdbtype.Map{"country": mmdbtype.Map{"iso_code": mmdbtype.String(country)}}); err != nil {
-			t.Fatal(err)
-		}
+		nets = append(nets, geoiptest.Network{CIDR: cidr, Country: country})
 	}
-	f, err := os.Create(path + ".tmp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tree.WriteTo(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(path+".tmp", path); err != nil {
-		t.Fatal(err)
-	}
+	geoiptest.Write(t, path, nets...)
 }
 
 // countries records the country of every event the consumer makes.

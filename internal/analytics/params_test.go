@@ -69,7 +69,7 @@ func TestParseParamsNamesTheBadParameter(t *testing.T) {
 		"timezone=Mars/Olympus":                       "timezone",
 		"timezone=Local":                              "timezone",
 		"timezone=../../etc/passwd":                   "timezone",
-		"group_by=planet":                               "group_by",
+		"group_by=planet":                             "group_by",
 		"group_by=country&limit=0":                    "limit",
 		"group_by=country&limit=1001":                 "limit",
 		"group_by=country&limit=ten":                  "limit",

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega" //nolint:staticcheck // ST1001: as in suite.go
 
 	"github.com/kurz-dev/kurz/internal/analytics"
 )

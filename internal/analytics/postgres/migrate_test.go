@@ -21,10 +21,8 @@ func TestMigrateFromVersion2(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	o := options(testenv.Postgres(t), storetest.DefaultOptions())
-	old, err := open(ctx, o, 2)
-	g.Expect(err).NotTo(HaveOccurred())
 	d := day0.Unix() / 86400
-	for _, q := range []string{
+	seedVersion(t, o, 2, []string{
 		"INSERT INTO strs (s) VALUES ('ns'), ('DE'), ('FR')",
 		"INSERT INTO links (uid, namespace, name, domain, key) SELECT 'u1', id, 'l', 'example.com', 'k' FROM strs WHERE s = 'ns'",
 		"INSERT INTO clients (device, os, browser, country) SELECT 1, 0, 0, id FROM strs WHERE s IN ('DE', 'FR') ORDER BY s",
@@ -36,11 +34,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 SELECT ` + itoa(d) + `, l.id, 60, 7, c.id, s.id, 2 FROM links l, clients c, sources s, strs n WHERE c.country = n.id AND n.s = 'DE'
 UNION ALL SELECT ` + itoa(d) + `, l.id, 61, 8, c.id, s.id, 1 FROM links l, clients c, sources s, strs n WHERE c.country = n.id AND n.s = 'FR'`,
 		"INSERT INTO rolled_days (day) VALUES (" + itoa(d) + ")",
-	} {
-		_, err := old.pool.Exec(ctx, q)
-		g.Expect(err).NotTo(HaveOccurred(), q)
-	}
-	g.Expect(old.Close()).To(Succeed())
+	})
 
 	now := day0.Add(50 * time.Hour)
 	s := openTest(t, o, now)
@@ -83,10 +77,8 @@ func TestMigrateFromVersion3(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	o := options(testenv.Postgres(t), storetest.DefaultOptions())
-	old, err := open(ctx, o, 3)
-	g.Expect(err).NotTo(HaveOccurred())
 	d := day0.Unix() / 86400
-	for _, q := range []string{
+	seedVersion(t, o, 3, []string{
 		"INSERT INTO strs (id, s) VALUES (1, 'ns'), (2, 'DE')",
 		"INSERT INTO links (id, uid, namespace, name, domain, key) VALUES (1, 'u1', 1, 'l', 'example.com', 'k')",
 		"INSERT INTO clients (id, device, os, browser, country) VALUES (7, 1, 0, 0, 2)",
@@ -101,11 +93,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 		"INSERT INTO rolled_days (day, seq, rolled) VALUES (" + itoa(d) + ", 1, 1)",
 		// The ids above were given: the identities go on after them.
 		"SELECT setval(pg_get_serial_sequence(t, 'id'), 100) FROM unnest(ARRAY['strs', 'links', 'clients', 'sources']) t",
-	} {
-		_, err := old.pool.Exec(ctx, q)
-		g.Expect(err).NotTo(HaveOccurred(), q)
-	}
-	g.Expect(old.Close()).To(Succeed())
+	})
 
 	now := day0.Add(50 * time.Hour)
 	s := openTest(t, o, now)
@@ -113,4 +101,19 @@ func TestMigrateFromVersion3(t *testing.T) {
 	g.Expect(s.pool.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
 	g.Expect(version).To(Equal(len(migrations)))
 	storetest.Version3Migrated(t, s, day0, now)
+}
+
+// seedVersion makes a database of schema version, runs stmts in it (the
+// rows that version's code would have written) and closes it.
+func seedVersion(t *testing.T, o Options, version int, stmts []string) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	old, err := open(ctx, o, version)
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, q := range stmts {
+		_, err := old.pool.Exec(ctx, q)
+		g.Expect(err).NotTo(HaveOccurred(), q)
+	}
+	g.Expect(old.Close()).To(Succeed())
 }

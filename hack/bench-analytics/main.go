@@ -281,7 +281,7 @@ func queries(ctx context.Context, s analytics.Reader, g *synth.Generator, n int,
 			return q
 		}})
 	}
-	kinds = append(kinds, kind{"hottest link 30d top-10 country, Europe/Berlin (raw)", func(int) analytics.Query {
+	kinds = append(kinds, kind{"hottest link 30d top-10 country, Europe/Berlin", func(int) analytics.Query {
 		q := base(d30, analytics.GroupByCountry)
 		q.Links, q.Location = []string{ls[hot].UID}, berlin
 		return q

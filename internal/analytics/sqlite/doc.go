@@ -83,19 +83,21 @@
 // The routing below and the shaping of answers are package sqlplan's,
 // shared with the PostgreSQL store, so both answer and refuse alike.
 //
-// Within the raw retention, a query whose buckets are UTC days or months,
-// without dimension filters, for the workspace, one link or grouped by
-// link is answered from the daily rollups for rolled-up days and from raw
-// events for the rest (today, a day a late event re-opened, partial days
-// at the range's edges): exactly what the raw events answer (the property
-// test compares every group_by both ways with a brute force). Everything
-// else within the retention (hour buckets, a zone not at UTC, filters, a
+// Within the raw retention, a breakdown (by a dimension or by link, in any
+// zone: it sums its range) or a time series whose buckets are UTC days or
+// months, without dimension filters, for the workspace, one link or
+// grouped by link, is answered from the daily rollups for rolled-up days
+// and from raw events for the rest (today, a day a late event re-opened,
+// partial UTC days at the range's edges): exactly what the raw events
+// answer (the property test compares every group_by both ways with a
+// brute force, breakdowns in every zone). Everything else within the
+// retention (hour buckets, a time series in a zone not at UTC, filters, a
 // set of several links) reads raw events: exact, any zone.
 //
 // Beyond the raw retention: hours are refused (a *analytics.QueryError
-// naming granularity); a zone a whole number of hours from UTC is answered
-// in UTC days (Result.Location says so), a zone that is not (India, +05:30)
-// is refused naming timezone; filters, link sets and one link's breakdowns
+// naming granularity); a time series in a zone a whole number of hours
+// from UTC is answered in UTC days (Result.Location says so), one in a
+// zone that is not (India, +05:30) is refused naming timezone; filters, link sets and one link's breakdowns
 // come from link_months, by whole UTC months (Result.Start moves back to
 // the month's start; a day granularity is refused).
 //

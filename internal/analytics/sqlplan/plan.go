@@ -66,7 +66,7 @@ func Route(q analytics.Query, now time.Time, ret Retention) (*Plan, error) {
 		return nil, analytics.ParamError("start", "the range ends before the oldest analytics kept (%s)", start.UTC().Format(time.DateOnly))
 	}
 	p.Src = q.Source
-	aligned := UTCAligned(ZonePieces(p.Loc, start, end))
+	aligned := UTCBuckets(q, p.Loc, start, end)
 	if p.Src == analytics.SourceEvents && start.Unix()/60 < rawFirst {
 		start = time.Unix(rawFirst*60, 0)
 	}
@@ -88,10 +88,20 @@ func Route(q analytics.Query, now time.Time, ret Retention) (*Plan, error) {
 	return p, nil
 }
 
+// UTCBuckets reports whether q's answer over [start, end) in loc is its
+// answer in UTC. Only a time series' buckets are local days. A breakdown
+// (by a dimension or by link) sums its range whatever the zone, so the
+// rollups answer it in any zone: the partial UTC days at the range's edges
+// come from raw events, as they do for any range.
+func UTCBuckets(q analytics.Query, loc *time.Location, start, end time.Time) bool {
+	return q.GroupBy != analytics.GroupByTimeseries || UTCAligned(ZonePieces(loc, start, end))
+}
+
 // ExactFromRollups reports whether the daily rollups (with raw events for
-// the days not rolled up) answer q exactly: UTC days or months, no
-// dimension filter, the workspace, one link or grouped by link. aligned
-// is whether q's zone is UTC over its range.
+// the days not rolled up) answer q exactly: a breakdown or a time series
+// by UTC days or months, no dimension filter, the workspace, one link or
+// grouped by link. aligned is whether q is a breakdown or its zone is UTC
+// over its range.
 func ExactFromRollups(q analytics.Query, aligned bool) bool {
 	return q.Granularity != analytics.Hour && aligned && len(q.Filters) == 0 &&
 		(q.Links == nil || len(q.Links) == 1 || q.GroupBy == analytics.GroupByLink)

@@ -64,8 +64,11 @@ func RandomQuery(r *rand.Rand, events []analytics.Event, g *synth.Generator, end
 		}
 		q.Filters[d] = []string{e.Value(d), o.Value(d)}
 	}
-	if r.IntN(2) == 0 { // what rollups answer: no filter, UTC days
-		q.Filters, q.Location = nil, time.UTC
+	if r.IntN(2) == 0 { // what rollups answer: no filter, UTC days (a breakdown in any zone)
+		q.Filters = nil
+		if q.GroupBy == analytics.GroupByTimeseries || r.IntN(2) == 0 {
+			q.Location = time.UTC
+		}
 		q.Granularity = []analytics.Granularity{analytics.Day, analytics.Month}[r.IntN(2)]
 		if r.IntN(3) == 0 {
 			q.Links = []string{g.Links()[g.Hottest()].UID} // detailed days
@@ -91,7 +94,7 @@ func RandomQuery(r *rand.Rand, events []analytics.Event, g *synth.Generator, end
 
 // exactFromRollups reports whether the rollups answer q exactly.
 func exactFromRollups(q analytics.Query) bool {
-	return sqlplan.ExactFromRollups(q, sqlplan.UTCAligned(sqlplan.ZonePieces(q.Location, q.Start, q.End)))
+	return sqlplan.ExactFromRollups(q, sqlplan.UTCBuckets(q, q.Location, q.Start, q.End))
 }
 
 var equateTimes = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
@@ -123,9 +126,15 @@ func queriesMatchBruteForce(t *testing.T, b Backend) {
 				t.Fatalf("query %d from %s (%s) %+v\n(-brute +store):\n%s", i, src, res.Source, q, d)
 			}
 			counts[string(q.GroupBy)+"/"+string(res.Source)]++
+			if res.Source == analytics.SourceRollups && q.GroupBy != analytics.GroupByTimeseries && !sqlplan.UTCAligned(sqlplan.ZonePieces(q.Location, q.Start, q.End)) {
+				counts["zoned breakdown/rollups"]++
+			}
 		}
 	}
 	t.Logf("compared: %v", counts)
+	if counts["zoned breakdown/rollups"] == 0 {
+		t.Error("no breakdown in a zone off UTC was answered from rollups")
+	}
 	for _, gb := range analytics.GroupBys {
 		for _, src := range []analytics.Source{analytics.SourceEvents, analytics.SourceRollups} {
 			if counts[string(gb)+"/"+string(src)] == 0 {

@@ -122,8 +122,8 @@ func encode(i int, lastApplied bool) []byte {
 		TypeMeta: metav1.TypeMeta{APIVersion: kurzv1alpha1.GroupVersion.String(), Kind: "Link"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: fmt.Sprintf("l%07d", i), Namespace: namespace,
-			UID:               types.UID(fmt.Sprintf("0b6c1f9e-2f2c-4c1e-9a57-%012d", i)),
-			ResourceVersion:   fmt.Sprint(1000000 + 2*i), Generation: 1,
+			UID:             types.UID(fmt.Sprintf("0b6c1f9e-2f2c-4c1e-9a57-%012d", i)),
+			ResourceVersion: fmt.Sprint(1000000 + 2*i), Generation: 1,
 			CreationTimestamp: metav1.NewTime(created),
 		},
 		Spec: kurzv1alpha1.LinkSpec{
@@ -175,7 +175,9 @@ func domain() *kurzv1alpha1.Domain {
 
 // informers gives fieldindex.Setup the Link informer, as the manager's
 // cache does.
-type informers struct{ inf toolscache.SharedIndexInformer }
+type informers struct {
+	inf toolscache.SharedIndexInformer
+}
 
 func (i informers) GetInformer(context.Context, client.Object, ...cache.InformerGetOption) (cache.Informer, error) {
 	return i.inf, nil

@@ -74,7 +74,9 @@ type tree[T any] struct {
 	namespace string
 }
 
-func newTree[T any](namespace string) *tree[T] { return &tree[T]{root: &node[T]{}, namespace: namespace} }
+func newTree[T any](namespace string) *tree[T] {
+	return &tree[T]{root: &node[T]{}, namespace: namespace}
+}
 
 func (t *tree[T]) len() int { return t.root.size }
 

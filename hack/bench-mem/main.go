@@ -145,7 +145,7 @@ func encode(i int, lastApplied bool) []byte {
 	fields := func(manager, sub, raw string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate,
 			APIVersion: "kurz.dev/v1alpha1", Time: &metav1.Time{Time: created}, FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}, Subresource: sub}
+			FieldsV1: metav1.NewFieldsV1(raw), Subresource: sub}
 	}
 	l.ManagedFields = []metav1.ManagedFieldsEntry{
 		fields("kubectl-client-side-apply", "", `{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{".":{},"f:domain":{},"f:key":{},"f:url":{},"f:utm":{".":{},"f:campaign":{},"f:source":{}}}}`),
@@ -184,7 +184,7 @@ type informers struct {
 	inf toolscache.SharedIndexInformer
 }
 
-func (i informers) GetInformer(context.Context, client.Object, ...cache.InformerGetOption) (cache.Informer, error) {
+func (i informers) GetInformer(context.Context, client.Object, ...cache.InformerGetOption) (cache.Informer, error) { //nolint:unparam // the interface fieldindex.Setup takes
 	return i.inf, nil
 }
 

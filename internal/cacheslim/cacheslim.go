@@ -18,8 +18,9 @@ const LastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
 // Transform is the cache's DefaultTransform: it drops managedFields, the
 // last-applied annotation and a Link's kurz.dev/created-at once its status
-// records that time, and makes strings that repeat across objects
-// (namespace, hostname, condition type, status and reason) share one copy.
+// records that time, and makes what repeats across objects
+// (namespace, hostname, condition type, status and reason, a Link's utm
+// block) share one copy.
 // Writes never start from a cached object as a whole (the API patches
 // spec, the controllers and the redirect servers patch status), so nothing
 // dropped here is ever written back as missing.
@@ -43,7 +44,7 @@ func Transform(in any) (any, error) {
 	case *kurzv1alpha1.Link:
 		o.APIVersion, o.Kind = interned.of(o.APIVersion), interned.of(o.Kind)
 		o.Spec.Domain = kurzv1alpha1.Hostname(interned.of(string(o.Spec.Domain)))
-		internUTM(o.Spec.UTM)
+		o.Spec.UTM = shareUTM(o.Spec.UTM)
 		internConditions(o.Status.Conditions)
 		shareLinkStatus(&o.Status)
 	case *kurzv1alpha1.Domain:

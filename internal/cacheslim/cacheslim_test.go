@@ -131,3 +131,34 @@ func TestTransformDropsTheCreationTimeOnceRecorded(t *testing.T) {
 	_, _ = Transform(d)
 	g.Expect(d.Annotations).To(HaveLen(1), "a Link's annotation only")
 }
+
+// Links with the same utm block share one; a different value, or a value
+// set empty instead of unset, gets its own.
+func TestTransformSharesUTM(t *testing.T) {
+	g := NewWithT(t)
+	utm := func(src, campaign *string) *kurzv1alpha1.LinkUTM {
+		return &kurzv1alpha1.LinkUTM{Source: src, Campaign: campaign}
+	}
+	str := func(s string) *string { s = fresh(s); return &s }
+	in := func(u *kurzv1alpha1.LinkUTM) *kurzv1alpha1.LinkUTM {
+		l := link("u")
+		l.Spec.UTM = u
+		_, _ = Transform(l)
+		return l.Spec.UTM
+	}
+	a := in(utm(str("utm-share-news"), str("utm-share-spring")))
+	g.Expect(in(utm(str("utm-share-news"), str("utm-share-spring")))).To(BeIdenticalTo(a))
+	g.Expect(*a.Source).To(Equal("utm-share-news"))
+	g.Expect(*a.Campaign).To(Equal("utm-share-spring"))
+
+	other := in(utm(str("utm-share-news"), str("utm-share-autumn")))
+	g.Expect(other).NotTo(BeIdenticalTo(a))
+	g.Expect(*other.Campaign).To(Equal("utm-share-autumn"))
+
+	unset := in(utm(str("utm-share-news"), nil))
+	empty := in(utm(str("utm-share-news"), str("")))
+	g.Expect(unset).NotTo(BeIdenticalTo(empty))
+	g.Expect(unset.Campaign).To(BeNil())
+	g.Expect(empty.Campaign).To(HaveValue(Equal("")))
+	g.Expect(in(nil)).To(BeNil())
+}

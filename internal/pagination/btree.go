@@ -70,9 +70,13 @@ func (n *node[T]) leaf() bool { return n.children == nil }
 // tree is one namespace's ordered set.
 type tree[T any] struct {
 	root *node[T]
+	// namespace is whose objects the tree orders (Index.trees' key).
+	namespace string
 }
 
-func newTree[T any]() *tree[T] { return &tree[T]{root: &node[T]{}} }
+func newTree[T any](namespace string) *tree[T] {
+	return &tree[T]{root: &node[T]{}, namespace: namespace}
+}
 
 func (t *tree[T]) len() int { return t.root.size }
 

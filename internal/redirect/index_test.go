@@ -208,7 +208,7 @@ func TestIndexDomainRecreated(t *testing.T) {
 	recreated.Spec.NotFoundURL = ptrURL("https://new.example/")
 	ix.UpsertDomain(recreated)
 	g.Expect(ix.lookup([]byte("go.test"), nil).notFoundURL).To(Equal("https://new.example/"))
-	g.Expect(ix.domains[types.NamespacedName{Namespace: "a", Name: "d"}].created.Time).To(Equal(recreated.CreationTimestamp.Time))
+	g.Expect(ix.domains[types.NamespacedName{Namespace: "a", Name: "d"}].created()).To(BeTemporally("==", recreated.CreationTimestamp.Time))
 }
 
 func ptrURL(s string) *kurzv1alpha1.URL {
@@ -306,4 +306,12 @@ func TestEntryOfAPlainLinkSharesItsRareFields(t *testing.T) {
 	protected := newEntry(l, nil, nil, clicks.NewQueue())
 	g.Expect(protected.passwordHash).To(Equal(h))
 	g.Expect(noRare.passwordHash).To(BeEmpty(), "the shared part is never written")
+}
+
+// A Link's record stays in the 96-byte size class: every replica holds
+// one per Link.
+func TestLinkRecSize(t *testing.T) {
+	if s := unsafe.Sizeof(linkRec{}); s > 96 {
+		t.Fatalf("linkRec is %d bytes, want at most 96", s)
+	}
 }

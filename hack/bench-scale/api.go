@@ -15,8 +15,8 @@ import (
 
 // apiFigure is the latency of one API request, repeated.
 type apiFigure struct {
-	name     string
-	p50, p99 time.Duration
+	name          string
+	p50, p99, max time.Duration
 }
 
 // apiClient calls kurz's API with the dev token.
@@ -24,6 +24,7 @@ type apiClient struct {
 	ctx   context.Context
 	base  string // http://host:port/api/v1
 	token string
+	probe *tailProbe // nil: no tail report
 }
 
 // call sends body (JSON, when not nil) and returns the answer's body; any
@@ -80,16 +81,28 @@ func (a apiClient) list(path string) (listPage, error) {
 // and adds their p50 and p99 to r.
 func (a apiClient) time(r *results, name string, samples int, next func(i int) (method, path string, body any)) error {
 	lat := make([]time.Duration, 0, samples)
+	var slow []string
+	var before tailSample
+	if a.probe != nil {
+		before = a.probe.sample()
+	}
 	for i := range samples {
 		method, path, body := next(i)
 		start := time.Now()
 		if _, err := a.call(method, path, body); err != nil {
 			return err
 		}
-		lat = append(lat, time.Since(start))
+		d := time.Since(start)
+		lat = append(lat, d)
+		if a.probe != nil && d > slowRequest {
+			slow = append(slow, a.probe.slowAt(start, d))
+		}
+	}
+	if a.probe != nil {
+		a.probe.report(name, before, a.probe.sample(), slow)
 	}
 	slices.Sort(lat)
-	r.api = append(r.api, apiFigure{name: name, p50: pctl(lat, 0.50), p99: pctl(lat, 0.99)})
+	r.api = append(r.api, apiFigure{name: name, p50: pctl(lat, 0.50), p99: pctl(lat, 0.99), max: lat[len(lat)-1]})
 	return nil
 }
 
@@ -98,8 +111,8 @@ func (a apiClient) time(r *results, name string, samples int, next func(i int) (
 // last page of each); a lookup by domain and key; the tags; and bulk
 // requests of 100 links. It first tags 1 000 links through the bulk API
 // (the loaded links have no tags), and deletes what it created.
-func measureAPI(ctx context.Context, c config, m *managerProc, token string, r *results) error {
-	a := apiClient{ctx: ctx, base: "http://" + m.api + "/api/v1", token: token}
+func measureAPI(ctx context.Context, c config, m *managerProc, probe *tailProbe, token string, r *results) error {
+	a := apiClient{ctx: ctx, base: "http://" + m.api + "/api/v1", token: token, probe: probe}
 	get := func(path string) func(int) (string, string, any) {
 		return func(int) (string, string, any) { return http.MethodGet, path, nil }
 	}
@@ -214,6 +227,8 @@ func bulkCreateDelete(a apiClient, r *results, rounds int) error {
 	})
 }
 
+// pctl is the p-th quantile of sorted, by the nearest rank below: of 200,
+// the p99 is the third slowest (index 197).
 func pctl(sorted []time.Duration, p float64) time.Duration {
 	return sorted[int(float64(len(sorted)-1)*p)]
 }

@@ -75,6 +75,7 @@ type config struct {
 	loadOnly         bool
 	cpuProfile       time.Duration
 	extraArgs        stringList
+	extraEnv         stringList
 	loader           string
 	watchCache       bool
 	apiServerGOGC    int
@@ -128,6 +129,7 @@ func main() {
 	flag.DurationVar(&c.settleProfile, "settle-cpu-profile", 0, "Profile the CPU of kube-apiserver and kurz for this long while the controllers settle (0: no profile).")
 	flag.DurationVar(&c.settleProfileAt, "settle-cpu-profile-at", time.Minute, "When, after the manager's start, -settle-cpu-profile begins.")
 	flag.Var(&c.extraArgs, "manager-arg", "Extra flag for kurz manager (repeatable).")
+	flag.Var(&c.extraEnv, "manager-env", "Extra NAME=VALUE in kurz manager's environment (repeatable): GODEBUG=gctrace=1 writes each GC, with its time since the start, into the manager's log, beside which the API figures' slow requests are logged.")
 	flag.Parse()
 	if c.loader != "api" && c.loader != "etcd" && c.loader != "auto" {
 		fmt.Fprintf(os.Stderr, "bench-scale: -loader must be api, etcd or auto, not %q\n", c.loader)

@@ -81,7 +81,8 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 		logf("heap profile: %v", err)
 	}
 	r.loadAtAPI = uptime()
-	if err := measureAPI(ctx, c, m, strings.TrimSpace(string(token)), r); err != nil {
+	probe := &tailProbe{ctx: ctx, metrics: "http://" + m.metrics + "/metrics", started: m.started, kurz: m.cmd.Process.Pid, apiServer: apiPID, etcd: etcdPID}
+	if err := measureAPI(ctx, c, m, probe, strings.TrimSpace(string(token)), r); err != nil {
 		return err
 	}
 	r.loadAtRedirect = uptime()
@@ -236,7 +237,7 @@ func (r *results) print(w *os.File) {
 	p("kube-apiserver RSS", mib(f.apiServerRSS))
 	p("etcd RSS", mib(f.etcdRSS))
 	for _, a := range r.api {
-		p("API "+a.name+" p50 / p99", fmt.Sprintf("%.2f / %.2f ms (load %s)", ms(a.p50), ms(a.p99), r.loadAtAPI))
+		p("API "+a.name+" p50 / p99 / max", fmt.Sprintf("%.2f / %.2f / %.2f ms (load %s)", ms(a.p50), ms(a.p99), ms(a.max), r.loadAtAPI))
 	}
 	p("redirects, keep-alive", fmt.Sprintf("%.0f/s, p99 %.2f ms, %d errors (load %s)", r.redirectRPS, ms(r.redirectP99), r.redirectErrors, r.loadAtRedirect))
 	if r.restarted {

@@ -53,7 +53,7 @@ func startManager(c config, kubeconfig, logPath string) (*managerProc, error) {
 		"--shutdown-delay=0s",
 	}, c.extraArgs...)
 	m.cmd = exec.Command(c.kurz, args...)
-	m.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	m.cmd.Env = append(append(os.Environ(), "KUBECONFIG="+kubeconfig), c.extraEnv...)
 	m.cmd.Stdout, m.cmd.Stderr = logFile, logFile
 	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	m.started = time.Now()

@@ -164,8 +164,10 @@ func (a *authenticator) review(ctx context.Context, token, key string) (*caller,
 		Audiences: a.audiences,
 	}}
 	if err := a.c.Create(ctx, review); err != nil {
+		authReviews.WithLabelValues("token", "error").Inc()
 		return nil, fmt.Errorf("token review: %w", err)
 	}
+	authReviews.WithLabelValues("token", "ok").Inc()
 	c := a.callerOf(review.Status, key)
 	if c == nil {
 		a.rejected.Add(key, struct{}{})
@@ -243,8 +245,10 @@ func (a *authenticator) authorize(ctx context.Context, c *caller, verb, resource
 			},
 		}}
 		if err := a.c.Create(ctx, review); err != nil {
+			authReviews.WithLabelValues("access", "error").Inc()
 			return fmt.Errorf("subject access review: %w", err)
 		}
+		authReviews.WithLabelValues("access", "ok").Inc()
 		allowed = review.Status.Allowed && !review.Status.Denied
 		a.decisions.Add(key, allowed)
 	}

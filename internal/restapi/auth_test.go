@@ -12,6 +12,7 @@ import (
 	"github.com/kurz-dev/kurz/internal/testenv"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -268,4 +269,29 @@ func TestClientKey(t *testing.T) {
 	proxied := &server{opts: Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}}
 	g.Expect(proxied.clientKey(req("10.1.2.3:80", "198.51.100.1, 203.0.113.9", "10.9.9.9"))).To(Equal("203.0.113.9/32"))
 	g.Expect(proxied.clientKey(req("192.0.2.7:1234", "203.0.113.9"))).To(Equal("192.0.2.7/32"))
+}
+
+// TestAuthReviewsCounted: kurz_api_auth_reviews_total counts the reviews a
+// request waited on: a new token costs one TokenReview and one
+// SubjectAccessReview, its next request (cached) none.
+func TestAuthReviewsCounted(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	w := newWorkspace(t)
+	token := mintToken(t, w.ns, "viewer", DefaultTokenAudience)
+	count := func() (token, access float64) {
+		return testutil.ToFloat64(authReviews.WithLabelValues("token", "ok")), testutil.ToFloat64(authReviews.WithLabelValues("access", "ok"))
+	}
+	tokens, accesses := count()
+	for range 2 {
+		req, _ := http.NewRequest("GET", baseURL+"/api/v1/links", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		g.Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	}
+	gotTokens, gotAccesses := count()
+	g.Expect(gotTokens - tokens).To(Equal(1.0))
+	g.Expect(gotAccesses - accesses).To(Equal(1.0))
 }

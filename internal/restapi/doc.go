@@ -35,7 +35,9 @@
 //     5s), so a flood of bad tokens cannot push out good callers.
 //     Concurrent requests with one uncached token share one TokenReview
 //     (singleflight). Failed reviews (apiserver unreachable) are not
-//     cached and answer 503. Tokens are never logged or kept.
+//     cached and answer 503. Tokens are never logged or kept. Each review
+//     asked is counted in kurz_api_auth_reviews_total (metrics.go): a
+//     busy client waits on one per TTL, the same request for both.
 //   - A token that is not cached as good may cost a TokenReview, so it is
 //     first counted against --api-unauthenticated-rate-limit (120 a
 //     minute) per client address: the TCP peer, or behind

@@ -17,11 +17,17 @@ var (
 		Help:    "Latency of /api/v1 requests by route pattern.",
 		Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10},
 	}, []string{"route"})
+	// authReviews counts the TokenReviews and SubjectAccessReviews this
+	// replica asked kube-apiserver for: each one a request waited on.
+	authReviews = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "kurz_api_auth_reviews_total",
+		Help: "TokenReviews (review=token) and SubjectAccessReviews (review=access) the /api/v1 server asked kube-apiserver for, by result (ok, error).",
+	}, []string{"review", "result"})
 )
 
 // routeUnmatched labels requests no route matched (404 and 405).
 const routeUnmatched = "unmatched"
 
 func init() {
-	metrics.Registry.MustRegister(requestsTotal, requestDuration)
+	metrics.Registry.MustRegister(requestsTotal, requestDuration, authReviews)
 }

@@ -55,7 +55,7 @@ type clickPath struct {
 	ctx     context.Context
 }
 
-func newClickPath(b *testing.B, selected bool) *clickPath {
+func newClickPath(b testing.TB, selected bool) *clickPath {
 	b.Helper()
 	register()
 	idx := func() toolscache.Indexer {

@@ -56,7 +56,7 @@ func BenchmarkClickDelivery(b *testing.B) {
 						deliver()
 					}
 				}
-				b.ReportMetric(float64((processCPU(b) - cpu).Nanoseconds())/float64(b.N), "cpu-ns/click")
+				b.ReportMetric(float64((processCPU(b)-cpu).Nanoseconds())/float64(b.N), "cpu-ns/click")
 			})
 		}
 	}

@@ -229,7 +229,7 @@ func BenchmarkWebhookMemoryBound(b *testing.B) {
 		dropsBefore := totalDropped()
 		e.click(n)
 		// Wait until every click is batched, queued or dropped.
-		for totalDropped()-dropsBefore+testutil.ToFloat64(clicksQueued) < n-maxBatch && len(e.d.clickInbox()) > 0 {
+		for totalDropped()-dropsBefore+testutil.ToFloat64(clicksQueued) < float64(n-fullBatch()) && len(e.d.clickInbox()) > 0 {
 			time.Sleep(10 * time.Millisecond)
 		}
 		for len(e.d.clickInbox()) > 0 {

@@ -127,7 +127,7 @@ func TestClickJSONMatchesEncodingJSON(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		batch []analytics.Event
-	}{{"one click", batch[:1]}, {"one odd click", batch[7:8]}, {"every click", batch}, {"a full batch", benchClicks(maxBatch)}} {
+	}{{"one click", batch[:1]}, {"one odd click", batch[7:8]}, {"every click", batch}, {"a full batch", benchClicks(fullBatch())}} {
 		t.Run(c.name, func(t *testing.T) {
 			want, got := refClicksBody(t, c.batch), clicksBody(c.batch)
 			if !bytes.Equal(got, want) {

@@ -50,11 +50,12 @@ type clickBody struct {
 	Clicks []map[string]any `json:"clicks"`
 }
 
-// TestClicksAreBatched: 250 clicks on a selected Link reach the receiver
-// as link.clicked batches of at most 100 clicks (the last one within a
-// second), each click with its link and analytics dimensions and nothing
-// that identifies the visitor; clicks on a Link the selector leaves out
-// are not sent.
+// TestClicksAreBatched: 700 clicks on a selected Link reach the receiver
+// in order as link.clicked batches of at most MaxBatchBytes each, every
+// one but the last full (the next click would not have fit; the last
+// within a second), each click with its link and analytics dimensions and
+// nothing that identifies the visitor; clicks on a Link the selector
+// leaves out are not sent.
 func TestClicksAreBatched(t *testing.T) {
 	testenv.Need(t)
 	g := NewWithT(t)
@@ -92,7 +93,8 @@ func TestClicksAreBatched(t *testing.T) {
 	now := time.Now().UTC()
 	e := &analytics.Event{Link: ref(promo), Visitor: 0xfeedface, Device: analytics.DeviceMobile, OS: "iOS", Browser: "Safari",
 		Country: "DE", City: "DE/Berlin", Referrer: "news.example", UTMSource: "newsletter", Clicks: 1}
-	for i := range 250 {
+	const clicks = 700
+	for i := range clicks {
 		e.Time = now.Add(time.Duration(i) * time.Millisecond)
 		d.Clicked(e) // copied: e is reused
 		if i%25 == 0 {
@@ -108,20 +110,31 @@ func TestClicksAreBatched(t *testing.T) {
 		}
 		return n
 	}
-	g.Eventually(total, timeout, poll).Should(Equal(250))
+	g.Eventually(total, timeout, poll).Should(Equal(clicks))
 	reqs := rc.requests()
-	g.Expect(reqs).To(HaveLen(3), "100 + 100 + 50")
-	// Clicked copied each click: the reused Event's 250 times all arrive
-	// (a kept pointer would show its last time 250 times).
+	// A click's JSON here is about 400 bytes: 96 KiB hold about 240.
+	g.Expect(len(reqs)).To(BeNumerically(">=", 3), "700 clicks of about 400 bytes make three batches or more")
+	// Clicked copied each click: the reused Event's 700 times all arrive
+	// (a kept pointer would show its last time 700 times).
 	times := map[any]bool{}
-	for _, r := range reqs {
+	last := ""
+	for i, r := range reqs {
 		verify(g, secret, r)
+		g.Expect(len(r.body)).To(BeNumerically("<=", webhooks.MaxBatchBytes), "batch %d", i)
+		if i < len(reqs)-1 {
+			// Full: a click (under 1 KiB here) more would not have fit.
+			g.Expect(len(r.body)).To(BeNumerically(">", webhooks.MaxBatchBytes-1024), "batch %d is full", i)
+		}
 		p := r.payload(g)
 		g.Expect(p.Type).To(Equal("link.clicked"))
 		var b clickBody
 		g.Expect(json.Unmarshal(p.Data, &b)).To(Succeed())
-		g.Expect(len(b.Clicks)).To(BeNumerically("<=", 100))
 		for _, c := range b.Clicks {
+			// In order, within and across batches (one queue, first in
+			// first out); the timestamps' text sorts as their times.
+			ts, _ := c["timestamp"].(string)
+			g.Expect(ts > last).To(BeTrue(), "click %s after %s", ts, last)
+			last = ts
 			g.Expect(c).To(HaveKeyWithValue("device", "mobile"))
 			g.Expect(c).To(HaveKeyWithValue("country", "DE"))
 			g.Expect(c).To(HaveKeyWithValue("city", "DE/Berlin"))
@@ -137,6 +150,6 @@ func TestClicksAreBatched(t *testing.T) {
 			g.Expect(string(r.body)).NotTo(ContainSubstring("4276993775"), "the visitor hash, in decimal")
 		}
 	}
-	g.Expect(times).To(HaveLen(250))
+	g.Expect(times).To(HaveLen(clicks))
 	g.Expect(reqs[0].id).NotTo(Equal(reqs[1].id))
 }

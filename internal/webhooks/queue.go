@@ -16,27 +16,13 @@ type delivery struct {
 	body []byte
 	// clicks is how many clicks a link.clicked body holds, else 0.
 	clicks int
-	// pooled, when not nil, holds body (a link.clicked batch's, body.go):
-	// the sender releases it once the delivery is over.
-	pooled *pooledBody
-}
-
-// done releases what the delivery holds, once it is over.
-func (d *delivery) done() {
-	if d.pooled != nil {
-		d.pooled.release()
-	}
 }
 
 // deliveryOverhead is what a queued delivery costs beside its body (the
 // struct, its id, the queue's slot), counted against the queue's bytes.
 const deliveryOverhead = 128
 
-// A pooled body counts with its capacity: what it holds of memory.
 func (d *delivery) size() int64 {
-	if d.pooled != nil {
-		return int64(cap(d.body)) + deliveryOverhead
-	}
 	return int64(len(d.body)) + deliveryOverhead
 }
 

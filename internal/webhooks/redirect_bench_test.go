@@ -23,6 +23,7 @@ import (
 	"github.com/kurz-dev/kurz/internal/parallel"
 	"github.com/kurz-dev/kurz/internal/scheme"
 	"github.com/kurz-dev/kurz/internal/testenv"
+	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
 // BenchmarkRedirectWebhooksOnOff is make bench-webhooks' redirect figure:
@@ -30,7 +31,7 @@ import (
 // (webhooks on, analytics off) with no Webhook, and with a Webhook that
 // subscribes to link.clicked of every Link, delivering to an HTTPS
 // receiver on loopback. The receiver is this test binary again in a
-// process of its own (receiverEnv), so that "on" pays for sending the
+// process of its own (webhooks.ReceiverEnv), so that "on" pays for sending the
 // clicks, not for receiving them; with two or more CPUs the replica (this
 // process) is pinned to CPU 0 and wrk, the receiver and the control plane
 // to the last, as make bench-redirect pins kurz and nginx. The same wrk
@@ -56,8 +57,13 @@ func BenchmarkRedirectWebhooksOnOff(b *testing.B) {
 	ctx := context.Background()
 
 	cpu := lastCPU()
-	rcv := startReceiverProcess(b, cpu)
-	ca := rcv.caFile
+	rcv := webhooks.StartReceiverProcess(b, cpu, false)
+	ca := rcv.CAFile
+	received := func(g Gomega) int64 {
+		n, err := rcv.Clicks()
+		g.Expect(err).NotTo(HaveOccurred())
+		return n
+	}
 
 	dns := dnstest.Start(b)
 	o := replicaOptions(b, dns, ca)
@@ -123,7 +129,7 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 				wh = nil
 				// Deliveries of the last batches land before the round.
 				before := int64(-1)
-				g.Eventually(func() bool { n := rcv.clicks(g); settled := n == before; before = n; return settled }, timeout, 2*time.Second).Should(BeTrue())
+				g.Eventually(func() bool { n := received(g); settled := n == before; before = n; return settled }, timeout, 2*time.Second).Should(BeTrue())
 			}
 			return
 		}
@@ -132,14 +138,14 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		}
 		wh = &kurzv1alpha1.Webhook{}
 		wh.Namespace, wh.Name = ns, "clicks"
-		wh.Spec = kurzv1alpha1.WebhookSpec{URL: rcv.url + "/hook", Events: []kurzv1alpha1.WebhookEvent{kurzv1alpha1.EventLinkClicked},
+		wh.Spec = kurzv1alpha1.WebhookSpec{URL: rcv.URL + "/hook", Events: []kurzv1alpha1.WebhookEvent{kurzv1alpha1.EventLinkClicked},
 			SecretRef: kurzv1alpha1.WebhookSecretRef{Name: "signing"}}
 		g.Expect(c.Create(ctx, wh)).To(Succeed())
 		// On once a click gets through.
-		before := rcv.clicks(g)
+		before := received(g)
 		g.Eventually(func() int64 {
 			status(o.Redirect.BindAddress, host, "/k0")
-			return rcv.clicks(g) - before
+			return received(g) - before
 		}, timeout, 200*time.Millisecond).Should(BeNumerically(">", 0))
 	}
 
@@ -155,7 +161,7 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		}
 		for _, on := range order {
 			set(on)
-			before := rcv.clicks(g)
+			before := received(g)
 			rps, perReq := wrk(duration)
 			i, name := 0, "off"
 			if on {
@@ -164,7 +170,7 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 			sum[i] += rps
 			cpuSum[i] += perReq
 			fmt.Printf("  round %d %-3s %9.0f req/s  %6.2f us CPU/request  (clicks received in the round: %d)\n",
-				r+1, name, rps, float64(perReq.Nanoseconds())/1e3, rcv.clicks(g)-before)
+				r+1, name, rps, float64(perReq.Nanoseconds())/1e3, received(g)-before)
 		}
 	}
 	set(false)

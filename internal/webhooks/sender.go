@@ -61,7 +61,6 @@ func (s *sender) run(ctx context.Context) {
 			return
 		}
 		s.deliver(ctx, dl)
-		dl.done()
 	}
 }
 

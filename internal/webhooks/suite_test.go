@@ -36,6 +36,7 @@ import (
 	"github.com/kurz-dev/kurz/internal/dns/dnstest"
 	"github.com/kurz-dev/kurz/internal/manager"
 	"github.com/kurz-dev/kurz/internal/testenv"
+	"github.com/kurz-dev/kurz/internal/webhooks"
 )
 
 var (
@@ -53,8 +54,8 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if file := os.Getenv(receiverEnv); file != "" {
-		runReceiverProcess(file)
+	if file := os.Getenv(webhooks.ReceiverEnv); file != "" {
+		webhooks.RunReceiverProcess(file)
 	}
 	// Set before testenv.Main's (the first logger set wins): every level
 	// up to V(7), into logs, and to stderr with KURZ_TEST_LOG. From V(8)

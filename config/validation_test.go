@@ -75,6 +75,7 @@ var badObjects = []badObject{
 	{"webhook secret key", "Webhook", webhookSpec(`secretRef: {name: signing, key: "a/b"}`), "spec.secretRef.key", "should match"},
 	{"webhook timeout", "Webhook", webhookSpec(`timeoutSeconds: 31`), "spec.timeoutSeconds", "less than or equal to 30"},
 	{"webhook attempts", "Webhook", webhookSpec(`maxAttempts: 0`), "spec.maxAttempts", "greater than or equal to 1"},
+	{"webhook clicks per request", "Webhook", webhookSpec(`maxClicksPerRequest: 1001`), "spec.maxClicksPerRequest", "less than or equal to 1000"},
 	{"webhook payload version", "Webhook", webhookSpec(`payloadVersion: v2`), "spec.payloadVersion", "Unsupported value"},
 	{"webhook empty tag", "Webhook", webhookSpec(`linkSelector: {tags: [""]}`), "spec.linkSelector.tags[0]", "at least 1 chars long"},
 }
@@ -169,6 +170,9 @@ func specErrors(kind, specYAML string) (map[string]string, error) {
 		}
 		if s.MaxAttempts > 20 || (s.MaxAttempts < 1 && strings.Contains(specYAML, "maxAttempts")) {
 			check("spec.maxAttempts", "out of range")
+		}
+		if s.MaxClicksPerRequest > 1000 || (s.MaxClicksPerRequest < 1 && strings.Contains(specYAML, "maxClicksPerRequest")) {
+			check("spec.maxClicksPerRequest", "out of range")
 		}
 		if s.PayloadVersion != "" && s.PayloadVersion != "v1" {
 			check("spec.payloadVersion", "must be v1")

@@ -17,6 +17,7 @@ import (
 const (
 	webhookMinTimeout, webhookMaxTimeout   = 1, 30
 	webhookMinAttempts, webhookMaxAttempts = 1, 20
+	webhookMinClicks, webhookMaxClicks     = 1, 1000
 )
 
 // webhookInput is a validated webhook body: url, events and secret_name
@@ -31,6 +32,7 @@ type webhookInput struct {
 	payloadVersion optional[string]
 	timeoutSeconds optional[int64]
 	maxAttempts    optional[int64]
+	maxClicks      optional[int64]
 }
 
 func decodeWebhookInput(raw map[string]json.RawMessage) (webhookInput, error) {
@@ -57,6 +59,8 @@ func decodeWebhookInput(raw map[string]json.RawMessage) (webhookInput, error) {
 	between(f, "timeout_seconds", in.timeoutSeconds, webhookMinTimeout, webhookMaxTimeout)
 	in.maxAttempts = f.integer("max_attempts")
 	between(f, "max_attempts", in.maxAttempts, webhookMinAttempts, webhookMaxAttempts)
+	in.maxClicks = f.integer("max_clicks_per_request")
+	between(f, "max_clicks_per_request", in.maxClicks, webhookMinClicks, webhookMaxClicks)
 	in.linkSelector = decodeLinkSelector(f)
 	return in, f.errs.err()
 }
@@ -170,6 +174,7 @@ func (in webhookInput) apply(spec *kurzv1alpha1.WebhookSpec) {
 	}
 	applyInt32(in.timeoutSeconds, &spec.TimeoutSeconds)
 	applyInt32(in.maxAttempts, &spec.MaxAttempts)
+	applyInt32(in.maxClicks, &spec.MaxClicksPerRequest)
 }
 
 // applyInt32 sets dst from o; null clears it (the CRD's default applies).

@@ -23,6 +23,8 @@ type webhookView struct {
 	PayloadVersion string            `json:"payload_version"`
 	TimeoutSeconds int32             `json:"timeout_seconds"`
 	MaxAttempts    int32             `json:"max_attempts"`
+	// MaxClicksPerRequest bounds a link.clicked request's clicks.
+	MaxClicksPerRequest int32 `json:"max_clicks_per_request"`
 	// Status is pending (not reconciled since its last edit), ready,
 	// failing (deliveries fail, retries go on) or stalled (only a change
 	// of the Webhook, its Secret or the receiver helps); Reason and
@@ -48,6 +50,7 @@ func newWebhookView(w *kurzv1alpha1.Webhook, workspaceID string) webhookView {
 		PayloadVersion:      orDefault(w.Spec.PayloadVersion, "v1"),
 		TimeoutSeconds:      orDefaultInt(w.Spec.TimeoutSeconds, 10),
 		MaxAttempts:         orDefaultInt(w.Spec.MaxAttempts, 8),
+		MaxClicksPerRequest: orDefaultInt(w.Spec.MaxClicksPerRequest, 100),
 		Status:              webhookState(w),
 		LastDeliveryAt:      timeString(w.Status.LastDeliveryTime),
 		LastSuccessAt:       timeString(w.Status.LastSuccessTime),

@@ -49,10 +49,11 @@ func TestWebhookLifecycle(t *testing.T) {
 	g.Expect(wh).To(HaveKeyWithValue("payload_version", "v1"))
 	g.Expect(wh).To(HaveKeyWithValue("timeout_seconds", BeNumerically("==", 10)))
 	g.Expect(wh).To(HaveKeyWithValue("max_attempts", BeNumerically("==", 8)))
+	g.Expect(wh).To(HaveKeyWithValue("max_clicks_per_request", BeNumerically("==", 100)))
 	g.Expect(wh).To(HaveKeyWithValue("status", "pending"), "no controller ran")
 	g.Expect(wh).To(HaveKeyWithValue("last_error", BeNil()))
 	g.Expect(wh["created_at"]).To(MatchRegexp(microTimestamp.String()))
-	g.Expect(wh).To(HaveLen(18))
+	g.Expect(wh).To(HaveLen(19))
 
 	obj := webhookObject(g, w.ns, id)
 	g.Expect(obj.Spec.URL).To(Equal("https://hooks.example.com/kurz"))
@@ -77,7 +78,7 @@ func TestWebhookLifecycle(t *testing.T) {
 	// absent, back to their defaults when null.
 	r = w.editor.do("PUT", "/api/v1/webhooks/"+id, map[string]any{
 		"url": "https://hooks.example.com/v2", "events": []string{"link.clicked"}, "secret_name": "signing-2",
-		"secret_key": "current", "timeout_seconds": 5, "max_attempts": "3",
+		"secret_key": "current", "timeout_seconds": 5, "max_attempts": "3", "max_clicks_per_request": 500,
 		"link_selector": map[string]any{"match_labels": map[string]string{"team": "growth"}, "tags": []string{"promo", "promo"}},
 	})
 	g.Expect(r.status).To(Equal(http.StatusOK), "%s", r)
@@ -85,6 +86,7 @@ func TestWebhookLifecycle(t *testing.T) {
 	g.Expect(r.body).To(HaveKeyWithValue("secret_key", "current"))
 	g.Expect(r.body).To(HaveKeyWithValue("timeout_seconds", BeNumerically("==", 5)))
 	g.Expect(r.body).To(HaveKeyWithValue("max_attempts", BeNumerically("==", 3)))
+	g.Expect(r.body).To(HaveKeyWithValue("max_clicks_per_request", BeNumerically("==", 500)))
 	g.Expect(r.body["link_selector"]).To(Equal(map[string]any{
 		"match_labels": map[string]any{"team": "growth"}, "match_expressions": []any{}, "tags": []any{"promo"},
 	}))
@@ -150,6 +152,7 @@ func TestWebhookValidation(t *testing.T) {
 		{"secret key", "secret_key", "The secret key field may contain only letters, digits, '-', '_' and '.'.", func(b map[string]any) { b["secret_key"] = "a/b" }},
 		{"timeout", "timeout_seconds", "The timeout seconds field must be between 1 and 30.", func(b map[string]any) { b["timeout_seconds"] = 31 }},
 		{"attempts", "max_attempts", "The max attempts field must be between 1 and 20.", func(b map[string]any) { b["max_attempts"] = 0 }},
+		{"clicks per request", "max_clicks_per_request", "The max clicks per request field must be between 1 and 1000.", func(b map[string]any) { b["max_clicks_per_request"] = 1001 }},
 		{"version", "payload_version", "The payload version field must be v1.", func(b map[string]any) { b["payload_version"] = "v2" }},
 		{"selector", "link_selector", "The link selector field must be an object with match_labels, match_expressions and tags.", func(b map[string]any) { b["link_selector"] = []string{"x"} }},
 		{"operator", "link_selector.match_expressions.0.operator", "The link selector.match expressions.0.operator field is invalid: not a valid selector operator.",

@@ -70,7 +70,9 @@ func newClickPath(b testing.TB, selected bool) *clickPath {
 	w := &kurzv1alpha1.Webhook{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "hook", UID: "0b7e6a2c-9f3d-4e1a-8c55-2d4f6b8a1e90", Generation: 1},
 		Spec: kurzv1alpha1.WebhookSpec{URL: "https://receiver.example.com/hook", Events: []kurzv1alpha1.WebhookEvent{kurzv1alpha1.EventLinkClicked},
-			SecretRef: kurzv1alpha1.WebhookSecretRef{Name: "signing"}},
+			// A receiver that takes large batches: a batch is full at
+			// maxBatchBytes (fullBatch clicks).
+			SecretRef: kurzv1alpha1.WebhookSecretRef{Name: "signing"}, MaxClicksPerRequest: 1000},
 	}
 	if selected {
 		w.Spec.LinkSelector = &kurzv1alpha1.WebhookLinkSelector{Tags: []string{"launch"}}

@@ -30,12 +30,13 @@ type ClickSink interface {
 // set): it never blocks and keeps a copy, never the pointer.
 var _ ClickSink = (*Dispatcher)(nil)
 
-// Batching of link.clicked: a request's body holds at most maxBatchBytes
-// of JSON (as many clicks as fit, about 280 of typical size), and a click
-// waits at most maxBatchWait for its batch to fill.
+// Batching of link.clicked: a request holds at most the Webhook's
+// spec.maxClicksPerRequest clicks (defaultMaxClicks) and maxBatchBytes of
+// JSON (about 280 clicks of typical size), and a click waits at most
+// maxBatchWait for its batch to fill.
 //
-// The bound is in bytes because most of what a batch costs the replica
-// is per request, not per click (BenchmarkClickDelivery: about 3.2 µs of
+// A receiver that takes larger batches costs the replica less: most of
+// what a batch costs is per request, not per click (BenchmarkClickDelivery: about 3.2 µs of
 // CPU a click in batches of 100, 1.2 to 1.5 µs in batches of 500 to 1000,
 // of which about 1 µs is encoding and signing): the handshake-free but
 // still per-request work of the HTTP connection's write and read loops,
@@ -44,9 +45,10 @@ var _ ClickSink = (*Dispatcher)(nil)
 // parser), and with the request's headers within one write buffer
 // (writeBufferSize), so a batch leaves in one TLS write.
 const (
-	maxBatchBytes = 96 << 10
-	maxBatchWait  = time.Second
-	batchTick     = 100 * time.Millisecond
+	defaultMaxClicks = 100
+	maxBatchBytes    = 96 << 10
+	maxBatchWait     = time.Second
+	batchTick        = 100 * time.Millisecond
 )
 
 // Clicked hands a click to the link.clicked batches; it never blocks.
@@ -64,7 +66,7 @@ func (d *Dispatcher) Clicked(e *analytics.Event) {
 }
 
 // batchClicks fills each Webhook's link.clicked batch and sends it when
-// the next click would not fit in maxBatchBytes or its first click waited
+// the next click would not fit in its clicks or maxBatchBytes, or its first click waited
 // maxBatchWait.
 func (d *Dispatcher) batchClicks(ctx context.Context) {
 	tick := time.NewTicker(batchTick)
@@ -97,7 +99,8 @@ func (d *Dispatcher) addClick(c *analytics.Event, filling map[*sender]struct{}) 
 	var link *kurzv1alpha1.Link
 	looked, encoded := false, false
 	for _, s := range d.clickSenders(c.Link.Namespace) {
-		if cfg := s.cfg.Load(); cfg.filtersLinks() {
+		cfg := s.cfg.Load()
+		if cfg.filtersLinks() {
 			if !looked {
 				link, looked = d.cachedLink(c.Link), true
 			}
@@ -109,8 +112,8 @@ func (d *Dispatcher) addClick(c *analytics.Event, filling map[*sender]struct{}) 
 		if !encoded {
 			d.click, encoded = d.enc.appendClick(d.click[:0], c), true
 		}
-		// A click that would take the body past the bound starts the
-		// next batch (a click alone always makes one, whatever its size).
+		// A click that would take the body past its bytes starts the next
+		// batch (a click alone always makes one, whatever its size).
 		if s.batchLen > 0 && len(s.batch)+1+len(d.click)+len(clicksTail) > maxBatchBytes {
 			d.sendBatch(s)
 		}
@@ -122,7 +125,11 @@ func (d *Dispatcher) addClick(c *analytics.Event, filling map[*sender]struct{}) 
 			s.batch = append(s.batch, ',')
 		}
 		s.batch = append(s.batch, d.click...)
-		s.batchLen++
+		// A batch with all the clicks it may hold leaves at once.
+		if s.batchLen++; s.batchLen >= cfg.maxClicks {
+			d.sendBatch(s)
+			delete(filling, s)
+		}
 	}
 }
 

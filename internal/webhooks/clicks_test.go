@@ -69,6 +69,8 @@ func TestClicksAreBatched(t *testing.T) {
 	wh := newWebhook(t, ns, "clicks", rc.url(), "signing", kurzv1alpha1.EventLinkClicked)
 	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(wh), wh)).To(Succeed())
 	wh.Spec.LinkSelector = &kurzv1alpha1.WebhookLinkSelector{Tags: []string{"promo"}}
+	// A receiver that takes large batches: the 96 KiB bound fills them.
+	wh.Spec.MaxClicksPerRequest = 1000
 	g.Expect(k8sClient.Update(ctx, wh)).To(Succeed())
 
 	promo := newLink(ns, "promo", "go.test", "promo")
@@ -85,6 +87,7 @@ func TestClicksAreBatched(t *testing.T) {
 		got := &kurzv1alpha1.Webhook{}
 		g.Expect(cached.Get(ctx, client.ObjectKeyFromObject(wh), got)).To(Succeed())
 		g.Expect(got.Spec.LinkSelector).NotTo(BeNil())
+		g.Expect(got.Spec.MaxClicksPerRequest).To(BeEquivalentTo(1000))
 	}, timeout, poll).Should(Succeed())
 	g.Eventually(d.WantsClicks, timeout, poll).Should(BeTrue(), "the dispatcher saw a Webhook that wants link.clicked")
 	ref := func(l *kurzv1alpha1.Link) analytics.LinkRef {
@@ -152,4 +155,41 @@ func TestClicksAreBatched(t *testing.T) {
 	}
 	g.Expect(times).To(HaveLen(clicks))
 	g.Expect(reqs[0].id).NotTo(Equal(reqs[1].id))
+}
+
+// By default a request holds at most 100 clicks (spec.maxClicksPerRequest),
+// and a batch that has them leaves without waiting for the second.
+func TestClickBatchesHoldMaxClicks(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	rc := newReceiver(t)
+	ns := newNamespace(t)
+	o := webhooks.DefaultOptions()
+	o.AllowLoopback, o.CAFile = true, caFile(t, rc)
+	d, cached := startDispatcher(t, o)
+	newSecret(t, ns, "signing", true)
+	wh := newWebhook(t, ns, "clicks", rc.url(), "signing", kurzv1alpha1.EventLinkClicked)
+	g.Eventually(func(g Gomega) {
+		got := &kurzv1alpha1.Webhook{}
+		g.Expect(cached.Get(ctx, client.ObjectKeyFromObject(wh), got)).To(Succeed())
+		g.Expect(got.Spec.MaxClicksPerRequest).To(BeEquivalentTo(100), "the CRD's default")
+	}, timeout, poll).Should(Succeed())
+	g.Eventually(d.WantsClicks, timeout, poll).Should(BeTrue())
+	link := analytics.LinkRef{UID: "0a0a0a0a-0000-4000-8000-000000000001", Namespace: ns, Name: "l", Domain: "go.test", Key: "l"}
+	now := time.Now().UTC()
+	for i := range 250 {
+		d.Clicked(&analytics.Event{Time: now.Add(time.Duration(i) * time.Millisecond), Link: link, Device: analytics.DeviceDesktop, Clicks: 1})
+	}
+	sizes := func(g Gomega) []int {
+		var n []int
+		for _, r := range rc.requests() {
+			var b clickBody
+			g.Expect(json.Unmarshal(r.payload(g).Data, &b)).To(Succeed())
+			n = append(n, len(b.Clicks))
+		}
+		return n
+	}
+	// The two full batches go at once; the rest after its wait.
+	g.Eventually(sizes, timeout, poll).Should(Equal([]int{100, 100, 50}))
 }

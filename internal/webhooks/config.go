@@ -25,7 +25,9 @@ type senderConfig struct {
 	url         string
 	timeout     time.Duration
 	maxAttempts int
-	events      eventSet
+	// maxClicks bounds a link.clicked batch's clicks.
+	maxClicks int
+	events    eventSet
 	// selector and tags select link.* events (see selects); nil and
 	// empty select every Link.
 	selector labels.Selector
@@ -135,13 +137,17 @@ func (d *Dispatcher) configOf(w *kurzv1alpha1.Webhook) *senderConfig {
 	if attempts <= 0 {
 		attempts = 8
 	}
+	maxClicks := int(w.Spec.MaxClicksPerRequest)
+	if maxClicks <= 0 {
+		maxClicks = defaultMaxClicks
+	}
 	secret := w.Spec.SecretRef
 	if secret.Key == "" {
 		secret.Key = "secret"
 	}
 	c := &senderConfig{
 		uid: w.UID, generation: w.Generation, url: w.Spec.URL,
-		timeout: timeout, maxAttempts: attempts, events: newEventSet(w.Spec.Events), secret: secret,
+		timeout: timeout, maxAttempts: attempts, maxClicks: maxClicks, events: newEventSet(w.Spec.Events), secret: secret,
 	}
 	if s := w.Spec.LinkSelector; s != nil {
 		c.tags = s.Tags

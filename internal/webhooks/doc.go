@@ -11,9 +11,10 @@
 // leader's controllers, which hand a Change to Emit after the status patch
 // that records the transition; Emit never blocks (a full inbox drops and
 // counts). link.clicked batches come from each replica's own clicks
-// (Clicked, equally non-blocking): as many clicks as fit in 96 KiB of JSON
-// (about 280) or one second per request and Webhook (clicks.go says why
-// the bound is in bytes). They cost nothing until a Webhook of the cluster
+// (Clicked, equally non-blocking): up to the Webhook's
+// spec.maxClicksPerRequest (100 by default) and 96 KiB of JSON, or one
+// second, per request and Webhook (clicks.go says why larger batches cost
+// less). They cost nothing until a Webhook of the cluster
 // subscribes to link.clicked (demand.go): the clicks inbox is made then,
 // and without analytics the redirect's capture runs only while one does
 // (OnClickDemand, internal/analytics/wiring's OnDemand). Ids are deterministic for change events (EventID:

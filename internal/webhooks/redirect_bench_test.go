@@ -36,7 +36,8 @@ import (
 // process) is pinned to CPU 0 and wrk, the receiver and the control plane
 // to the last, as make bench-redirect pins kurz and nginx. The same wrk
 // load (random keys of LINKS Links, CONNECTIONS connections, DURATION a
-// round) runs ROUNDS times each, alternating off and on; it prints each
+// round; the Webhook's maxClicksPerRequest CLICKS_PER_REQUEST, 100 by
+// default) runs ROUNDS times each, alternating off and on; it prints each
 // round (requests/s, this process's CPU per request, and the clicks the
 // receiver got: none off, about every request on), the means, on/off as
 // "ratio" and the CPU per click spent on webhooks (on minus off). Run it
@@ -49,6 +50,7 @@ func BenchmarkRedirectWebhooksOnOff(b *testing.B) {
 	links := envInt(b, "LINKS", 1000)
 	rounds := envInt(b, "ROUNDS", 3)
 	conns := envInt(b, "CONNECTIONS", 64)
+	perRequest := envInt(b, "CLICKS_PER_REQUEST", 100)
 	duration := os.Getenv("DURATION")
 	if duration == "" {
 		duration = "10s"
@@ -139,7 +141,7 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		wh = &kurzv1alpha1.Webhook{}
 		wh.Namespace, wh.Name = ns, "clicks"
 		wh.Spec = kurzv1alpha1.WebhookSpec{URL: rcv.URL + "/hook", Events: []kurzv1alpha1.WebhookEvent{kurzv1alpha1.EventLinkClicked},
-			SecretRef: kurzv1alpha1.WebhookSecretRef{Name: "signing"}}
+			SecretRef: kurzv1alpha1.WebhookSecretRef{Name: "signing"}, MaxClicksPerRequest: int32(perRequest)}
 		g.Expect(c.Create(ctx, wh)).To(Succeed())
 		// On once a click gets through.
 		before := received(g)
@@ -149,8 +151,8 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		}, timeout, 200*time.Millisecond).Should(BeNumerically(">", 0))
 	}
 
-	fmt.Printf("redirects with webhooks off (no Webhook) and on (a Webhook for link.clicked of every Link, receiver in a process of its own): %d links, %d connections, %d rounds of %s each; replica pinned to CPU 0, wrk, receiver and control plane to CPU %d\n",
-		links, conns, rounds, duration, cpu)
+	fmt.Printf("redirects with webhooks off (no Webhook) and on (a Webhook for link.clicked of every Link, at most %d clicks a request, receiver in a process of its own): %d links, %d connections, %d rounds of %s each; replica pinned to CPU 0, wrk, receiver and control plane to CPU %d\n",
+		perRequest, links, conns, rounds, duration, cpu)
 	wrk("2s") // warm up
 	var sum [2]float64
 	var cpuSum [2]time.Duration

@@ -59,6 +59,9 @@ type Focus struct {
 	// its aria-invalid state.
 	Role, Name, Description string
 	Invalid                 bool
+	// Props are its other accessibility properties as text (expanded,
+	// checked, ...).
+	Props map[string]string
 }
 
 func (f Focus) String() string {
@@ -107,6 +110,7 @@ func Focused(t testing.TB, ctx context.Context) Focus {
 	if n := axOf(t, ctx, "document.activeElement || document.body"); n != nil {
 		f.Role, f.Name, f.Description = n.Role, n.Name, n.Description
 		f.Invalid = n.Props["invalid"] == "true"
+		f.Props = n.Props
 	}
 	return f
 }

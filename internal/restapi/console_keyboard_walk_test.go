@@ -102,6 +102,18 @@ func tabOrder(t *testing.T, ctx context.Context, max int) []string {
 	return order
 }
 
+// tabs presses Tab n times and returns the stops as "role name", each
+// checked (kbrowser.Stop).
+func tabs(t *testing.T, ctx context.Context, n int) []string {
+	t.Helper()
+	var order []string
+	for i := range n {
+		f := kbrowser.Stop(t, ctx, fmt.Sprintf("Tab %d", i+1), kbrowser.Press(kbrowser.KeyTab))
+		order = append(order, f.Role+" "+f.Name)
+	}
+	return order
+}
+
 // fitsWidth fails t when the page scrolls sideways: at a phone's width
 // something would be out of sight (and a focus stop off-screen).
 func fitsWidth(t *testing.T, ctx context.Context, page string) {

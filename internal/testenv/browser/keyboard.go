@@ -167,7 +167,7 @@ func TabAround(t testing.TB, ctx context.Context, max int) []Focus {
 		CheckStop(t, fmt.Sprintf("Tab %d", i+1), f)
 		stops = append(stops, f)
 	}
-	t.Fatalf("the focus did not leave the page after %d Tabs; the last stops: %v", max, stops[max-5:])
+	t.Fatalf("the focus did not leave the page after %d Tabs; the last stops: %v", max, stops[len(stops)-min(5, len(stops)):])
 	return nil
 }
 

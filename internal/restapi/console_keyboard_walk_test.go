@@ -17,7 +17,7 @@ import (
 // pointer or only on a wide screen.
 
 // keyboardWidths are the window widths every keyboard walk runs at.
-var keyboardWidths = []int{1280}
+var keyboardWidths = []int{1280, 320}
 
 // atEachWidth runs walk as a subtest per width, each in its own browser
 // of that width, whose clipboard the page may write and the test read.

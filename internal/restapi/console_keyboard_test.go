@@ -286,14 +286,16 @@ func TestConsoleKeyboard(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS(`tr[data-key=docs]`)), waitTrue(rowCount(1)))
 	g.Expect(w.viewer.do("GET", "/api/v1/links/lookup?domain="+host+"&key=docs", nil).status).To(Equal(http.StatusNotFound))
 	g.Expect(liveRegion(t, ctx)).To(Equal("Deleted " + docsLink + "."))
+	// The focus goes where the deleted row was: the next row's first
+	// control (promo's box), not the page's title far above.
 	f = focused()
-	g.Expect(f.Region).To(Equal("main"), "the focus is in the page again: %s", f)
+	browser.CheckStop(t, "after the delete", f)
+	g.Expect(f.Name).To(Equal("Select "+promoLink), "the next row has the focus: %s", f)
 
 	// Sign out, from the header: announced, and the API refuses the
 	// browser.
-	run(t, ctx, "to the title", waitTrue(`document.activeElement.tagName === 'H1'`))
-	f = stop("Shift+Tab to Sign out", browser.ShiftTab())
-	g.Expect(f.Name).To(Equal("Sign out"))
+	f = browser.ShiftTabTo(t, ctx, "Sign out", 30)
+	g.Expect(f.Region).To(Equal("header"))
 	var me int
 	run(t, ctx, "Enter: sign out", press(browser.KeyEnter),
 		chromedp.WaitVisible(chromedp.CSS(`#token`)),

@@ -59,6 +59,9 @@ type Focus struct {
 	// its aria-invalid state.
 	Role, Name, Description string
 	Invalid                 bool
+	// Props are its other accessibility properties as text (expanded,
+	// checked, ...).
+	Props map[string]string
 }
 
 func (f Focus) String() string {
@@ -107,6 +110,7 @@ func Focused(t testing.TB, ctx context.Context) Focus {
 	if n := axOf(t, ctx, "document.activeElement || document.body"); n != nil {
 		f.Role, f.Name, f.Description = n.Role, n.Name, n.Description
 		f.Invalid = n.Props["invalid"] == "true"
+		f.Props = n.Props
 	}
 	return f
 }
@@ -163,7 +167,7 @@ func TabAround(t testing.TB, ctx context.Context, max int) []Focus {
 		CheckStop(t, fmt.Sprintf("Tab %d", i+1), f)
 		stops = append(stops, f)
 	}
-	t.Fatalf("the focus did not leave the page after %d Tabs; the last stops: %v", max, stops[max-5:])
+	t.Fatalf("the focus did not leave the page after %d Tabs; the last stops: %v", max, stops[len(stops)-min(5, len(stops)):])
 	return nil
 }
 
@@ -171,14 +175,26 @@ func TabAround(t testing.TB, ctx context.Context, max int) []Focus {
 // name is name, at most max times, checking every stop on the way.
 func TabTo(t testing.TB, ctx context.Context, name string, max int) Focus {
 	t.Helper()
+	return moveTo(t, ctx, "Tab", Press(KeyTab), name, max)
+}
+
+// ShiftTabTo is TabTo backwards, with Shift+Tab.
+func ShiftTabTo(t testing.TB, ctx context.Context, name string, max int) Focus {
+	t.Helper()
+	return moveTo(t, ctx, "Shift+Tab", ShiftTab(), name, max)
+}
+
+// moveTo presses key (called keyName) until the focus is on name.
+func moveTo(t testing.TB, ctx context.Context, keyName string, key chromedp.Action[chromedp.Void], name string, max int) Focus {
+	t.Helper()
 	var seen []string
 	for i := range max {
-		f := Stop(t, ctx, fmt.Sprintf("Tab %d towards %q", i+1, name), Press(KeyTab))
+		f := Stop(t, ctx, fmt.Sprintf("%s %d towards %q", keyName, i+1, name), key)
 		if f.Name == name {
 			return f
 		}
 		seen = append(seen, f.Role+" "+f.Name)
 	}
-	t.Fatalf("%q not reached in %d Tabs; passed %q", name, max, seen)
+	t.Fatalf("%q not reached in %d presses of %s; passed %q", name, max, keyName, seen)
 	return Focus{}
 }

@@ -47,12 +47,25 @@ function apiRange(r) {
 // move through the radios, each one a new range) instead of the title.
 let focusAfter = null;
 
-// restoreFocus focuses that control once the section is in the page.
+// said is what the section drawn for a new range says about it: the
+// control keeps the focus, and without a word a screen reader user would
+// not know the numbers below changed.
+let said = '';
+
+// restoreFocus focuses that control once the section is in the page, and
+// announces the new range's totals.
 export function restoreFocus() {
   const el = focusAfter && document.querySelector(`[data-test=${focusAfter}]`);
   focusAfter = null;
-  if (el) el.focus();
+  if (el) {
+    el.focus();
+    if (said) announce(said);
+  }
+  said = '';
 }
+
+const intervalWords = { '24h': 'the last 24 hours', '7d': 'the last 7 days', '30d': 'the last 30 days', '90d': 'the last 90 days' };
+const count = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function rangeForm(r, hashBase, ctx) {
   const chosen = r.interval || 'custom';
@@ -148,13 +161,15 @@ export async function analyticsSection(ctx, path, params, hashBase, name, linkLa
   const groups = [...groupings, ...(linkLabel ? [['link', 'Top links']] : [])];
   const answers = await Promise.all(groups.map(([g]) => get({ group_by: g })));
   const clicks = sum(series.data, 'clicks');
+  const visitors = sum(series.data, 'visitors');
   const bots = sum(withBots.data, 'clicks') - clicks;
+  said = `${count(clicks, 'click')}, ${count(visitors, 'unique visitor')} ${r.interval ? `in ${intervalWords[r.interval]}` : `from ${r.start} to ${r.end}`}.`;
   const title = `Clicks per ${series.granularity}, ${series.start ? new Date(series.start).toLocaleString() : 'since the first click'} to ${new Date(series.end).toLocaleString()} (${series.timezone})`;
   const bars = groups.map(([g, label], i) => barList(label, answers[i], g === 'link' ? linkLabel : valueLabel(g), g));
   return h('section', { class: 'analytics', 'aria-labelledby': 'analytics-title' }, head,
     h('dl', { class: 'totals' },
       h('div', {}, h('dt', {}, 'Clicks'), h('dd', { 'data-test': 'total-clicks' }, String(clicks))),
-      h('div', {}, h('dt', {}, 'Unique visitors'), h('dd', { 'data-test': 'total-visitors' }, String(sum(series.data, 'visitors')))),
+      h('div', {}, h('dt', {}, 'Unique visitors'), h('dd', { 'data-test': 'total-visitors' }, String(visitors))),
       h('div', {}, h('dt', {}, 'Bots (not counted)'), h('dd', { 'data-test': 'total-bots' }, String(bots)))),
     h('p', { class: 'help' }, 'Visitors are counted per day: someone who clicks on two days counts twice. Bots (crawlers, link previews, scripts) are left out of every number but their own.'),
     timeChart(series, title),

@@ -14,7 +14,24 @@ const httpsWords = {
   certificate_invalid: 'Certificate invalid',
 };
 
+// after, when set, finds what gets the focus once the page is drawn again
+// after a change: where the user goes on (the new domain's DNS record,
+// the saved domain's Edit, the domain left after a delete), not the title.
+let after = null;
+
+// control finds the first control of domain host's card (a button whose
+// name starts with what, when given), once drawn again.
+function control(host, what) {
+  return (main) => {
+    const card = [...main.querySelectorAll('li[data-domain]')].find((li) => li.dataset.domain === host);
+    if (!card) return null;
+    return what ? [...card.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') || '').startsWith(what)) : card.querySelector('button');
+  };
+}
+
 export async function domainsPage(main, ctx) {
+  const focusAfter = after;
+  after = null;
   const page = await call('GET', `/domains${query({ page: new URLSearchParams(location.hash.split('?')[1] || '').get('page') })}`);
   const list = page.data.length === 0
     ? h('p', { class: 'empty', 'data-test': 'no-domains' }, 'No domains yet.')
@@ -23,6 +40,8 @@ export async function domainsPage(main, ctx) {
     h('h1', { tabindex: '-1' }, 'Domains'),
     ctx.can('domains', 'create') ? createForm(ctx) : null,
     list);
+  const next = focusAfter && focusAfter(main);
+  if (next) next.focus();
 }
 
 function domainItem(d, ctx) {
@@ -40,6 +59,11 @@ function domainItem(d, ctx) {
           try {
             await call('DELETE', `/domains/${d.id}`);
             announce(`Deleted ${d.domain}.`);
+            // The card that took its place, or the one before it.
+            const cards = [...document.querySelectorAll('li[data-domain]')].map((li) => li.dataset.domain);
+            const i = cards.indexOf(d.domain);
+            const left = cards[i + 1] || cards[i - 1];
+            after = left ? control(left) : null;
             ctx.go('#/domains');
           } catch (e) {
             announce(`Could not delete ${d.domain}: ${e.message}`, 'error');
@@ -130,6 +154,7 @@ function createForm(ctx) {
     async (body) => {
       const d = await call('POST', '/domains', body);
       announce(`Added ${d.domain}; publish its DNS record to activate it.`);
+      after = control(d.domain, 'Copy');
       ctx.go('#/domains');
     });
   form.setAttribute('data-test', 'domain-form');
@@ -154,6 +179,7 @@ function editForm(d, ctx) {
     async (body) => {
       const saved = await call('PUT', `/domains/${d.id}`, body);
       announce(`Saved ${saved.domain}.`);
+      after = control(saved.domain, 'Edit');
       ctx.go('#/domains');
     });
   form.id = `${prefix}form`;

@@ -24,9 +24,11 @@ export async function linkPage(main, ctx, id, params) {
     h('div', { class: 'title-row' },
       h('h1', { tabindex: '-1', class: 'break' }, l.link),
       h('div', { class: 'actions' },
-        h('button', { type: 'button', onclick: () => copyText(l.link, 'short link') }, 'Copy'),
-        h('button', { type: 'button', 'data-test': 'qr', onclick: () => qrDialog(l) }, 'QR'),
-        ctx.can('links', 'update') ? h('a', { class: 'button', href: `#/links/${l.id}`, 'data-test': 'edit' }, 'Edit') : null)),
+        // Named as in the list: "QR" alone is an abbreviation a screen
+        // reader spells, and "Copy" does not say what.
+        h('button', { type: 'button', 'aria-label': `Copy ${l.link}`, onclick: () => copyText(l.link, 'short link') }, 'Copy'),
+        h('button', { type: 'button', 'data-test': 'qr', 'aria-label': `QR code of ${l.link}`, onclick: () => qrDialog(l) }, 'QR'),
+        ctx.can('links', 'update') ? h('a', { class: 'button', href: `#/links/${l.id}`, 'data-test': 'edit', 'aria-label': `Edit ${l.link}` }, 'Edit') : null)),
     h('div', { class: `card state-card state-card-${l.state}`, 'data-test': 'link-state' },
       h('p', {}, 'State: ', h('span', { class: `state state-${l.state}` }, st.label)),
       l.state_reason ? h('p', { 'data-test': 'state-reason' }, l.state_reason) : null,

@@ -25,9 +25,19 @@ function select(id, label, value, options) {
 // arrow must still reach it), and the status region says how many match.
 let refocus = null;
 
+// after, when set, finds what gets the focus once the list is drawn again
+// after a change (a deletion, a bulk action): without it the focus would
+// fall to the title, far from where the keyboard user was working.
+let after = null;
+
+// plural is "n link" or "n links".
+const plural = (n) => `${n} link${n === 1 ? '' : 's'}`;
+
 export async function linksPage(main, ctx, params) {
   const focusId = refocus;
+  const focusAfter = after;
   refocus = null;
+  after = null;
   const f = {
     search: params.get('search') || '',
     tag: params.get('tag') || '',
@@ -84,6 +94,24 @@ export async function linksPage(main, ctx, params) {
     const n = page.meta.total;
     announce(`${n} link${n === 1 ? ' matches' : 's match'}.`);
   }
+  const next = focusAfter && focusAfter(main);
+  if (next) next.focus();
+}
+
+// rowAt finds the first control of the list's row i once drawn again, or
+// of the row before when i is past the end (none: the title gets it): a
+// deleted link's place in the list, where a keyboard user goes on.
+function rowAt(i) {
+  return (main) => {
+    const rows = main.querySelectorAll('table[data-test=links] tbody tr');
+    const row = rows[Math.min(i, rows.length - 1)];
+    return row ? row.querySelector('input, a[href], button') : null;
+  };
+}
+
+// stayOn finds the bulk bar's button that acted, drawn again.
+function stayOn(test) {
+  return (main) => main.querySelector(`[data-test=${test}]`);
 }
 
 // bulkCount updates the current page's selection count; one listener for
@@ -100,10 +128,11 @@ function bulkBar(ctx) {
   const count = h('span', { id: 'bulk-count', 'data-test': 'bulk-count' }, '0 selected');
   const selected = () => [...document.querySelectorAll('input[data-test=select]:checked')].map((c) => c.value);
   bulkCount = () => { count.textContent = `${selected().length} selected`; };
-  const report = (answer, done) => {
+  const report = (answer, done, button) => {
     const failed = answer.data.filter((i) => i.status >= 300);
     if (failed.length) announce(`${done}; ${failed.length} failed: ${failed[0].message}`, 'error');
-    else announce(done);
+    else announce(`${done}.`);
+    after = stayOn(button);
     ctx.go(location.hash || '#/links');
   };
   const act = async (what) => {
@@ -111,14 +140,16 @@ function bulkBar(ctx) {
     if (ids.length === 0) { announce('Select links first.', 'error'); return; }
     try {
       if (what === 'delete') {
-        if (!await confirmDialog(`Delete ${ids.length} link${ids.length === 1 ? '' : 's'}?`, 'Delete')) return;
-        report(await call('DELETE', '/links/bulk', { ids }), `Deleted ${ids.length} link(s)`);
+        if (!await confirmDialog(`Delete ${plural(ids.length)}?`, 'Delete')) return;
+        report(await call('DELETE', '/links/bulk', { ids }), `Deleted ${plural(ids.length)}`, 'bulk-delete');
         return;
       }
       const t = tag.value.trim();
       if (!t) { announce('Enter a tag.', 'error'); tag.focus(); return; }
       const body = { ids, [what === 'add' ? 'add_tags' : 'remove_tags']: [t] };
-      report(await call('PATCH', '/links/bulk', body), `${what === 'add' ? 'Tagged' : 'Untagged'} ${ids.length} link(s)`);
+      report(await call('PATCH', '/links/bulk', body),
+        what === 'add' ? `Added the tag ${t} to ${plural(ids.length)}` : `Removed the tag ${t} from ${plural(ids.length)}`,
+        `bulk-${what}-tag`);
     } catch (e) {
       announce(e.message, 'error');
     }
@@ -151,6 +182,8 @@ function linkRow(l, ctx, selecting) {
         try {
           await call('DELETE', `/links/${l.id}`);
           announce(`Deleted ${l.link}.`);
+          const row = document.querySelector(`table[data-test=links] tbody tr[data-key="${CSS.escape(l.key)}"]`);
+          after = rowAt(row ? row.sectionRowIndex : 0);
           ctx.go(location.hash || '#/links');
         } catch (e) {
           announce(`Could not delete ${l.link}: ${e.message}`, 'error');

@@ -238,12 +238,15 @@ func (s *Store) rollMonth(ctx context.Context, m, first, end, sig int64) error {
 				return err
 			}
 			_, err := tx.Exec(ctx, `
-INSERT INTO link_months (link, month, client, source, clicks, visitors)
-SELECT link, $1, client, source, sum(n), sum(v) FROM (
+INSERT INTO link_months (link, month, clients, sources, clicks, visitors)
+SELECT link, $1, array_agg(client ORDER BY client, source), array_agg(source ORDER BY client, source),
+	array_agg(n ORDER BY client, source), array_agg(v ORDER BY client, source) FROM (
+SELECT link, client, source, sum(n)::integer AS n, sum(v)::integer AS v FROM (
 	SELECT e.link, e.client, e.source, e.minute / 1440, sum(`+eventClicks+`) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
 	FROM `+rawEvents("$2", "$5", func(a string) string { return a + ".link >= $3 AND " + a + ".link < $4" })+`
 	GROUP BY 1, 2, 3, 4) x
-GROUP BY link, client, source`,
+GROUP BY link, client, source) y
+GROUP BY link`,
 				m, first*1440, a, a+int64(s.opts.MaintainChunk), end*1440)
 			return err
 		}); err != nil {

@@ -307,6 +307,25 @@ SELECT namespace, dim, day, array_agg(value ORDER BY value, bot), array_agg(bot 
 	array_agg(clicks ORDER BY value, bot), array_agg(visitors ORDER BY value, bot)
 FROM ws_values_v4 GROUP BY namespace, dim, day ORDER BY day, namespace, dim;
 DROP TABLE ws_values_v4;
+
+-- link_months likewise: one row per link and month, its (client, source)
+-- rows as arrays (a row of six integers cost 52 bytes of heap).
+ALTER TABLE link_months RENAME TO link_months_v4;
+ALTER INDEX link_months_month_link RENAME TO link_months_v4_month_link;
+CREATE TABLE link_months (
+	link     integer   NOT NULL,
+	month    integer   NOT NULL, -- months since 1970-01
+	clients  integer[] NOT NULL,
+	sources  integer[] NOT NULL,
+	clicks   integer[] NOT NULL,
+	visitors integer[] NOT NULL
+);
+INSERT INTO link_months
+SELECT link, month, array_agg(client ORDER BY client, source), array_agg(source ORDER BY client, source),
+	array_agg(clicks ORDER BY client, source), array_agg(visitors ORDER BY client, source)
+FROM link_months_v4 GROUP BY link, month ORDER BY month, link;
+DROP TABLE link_months_v4;
+CREATE INDEX link_months_month_link ON link_months (month, link);
 `,
 }
 

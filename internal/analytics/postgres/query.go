@@ -368,17 +368,18 @@ func monthsPart(ctx context.Context, tx querier, p *sqlplan.Plan, a sqlplan.Acc)
 		case analytics.GroupByTimeseries:
 			key = p.LocalDaySQL(fmt.Sprint(sqlplan.MonthStartDay(m)))
 		case analytics.GroupByLink:
-			key = "lm.link"
+			key = "m.link"
 		default:
 			key = sqlplan.ValueExpr[p.Dim]
 		}
 		linkCond, arg := "l.namespace = $2", any(int32(p.NS))
 		if p.Links != nil {
-			linkCond, arg = "lm.link = ANY($2)", int32s(p.Links)
+			linkCond, arg = "m.link = ANY($2)", int32s(p.Links)
 		}
-		if err := scanInto(ctx, tx, a, `SELECT `+key+`, sum(lm.clicks)::bigint, sum(lm.visitors)::bigint FROM link_months lm
-			JOIN links l ON l.id = lm.link JOIN clients c ON c.id = lm.client JOIN sources s ON s.id = lm.source
-			WHERE lm.month = $1 AND `+linkCond+p.FilterCond()+` GROUP BY 1`, m, arg); err != nil {
+		if err := scanInto(ctx, tx, a, `SELECT `+key+`, sum(lm.clicks)::bigint, sum(lm.visitors)::bigint FROM link_months m
+			CROSS JOIN LATERAL unnest(m.clients, m.sources, m.clicks, m.visitors) AS lm(client, source, clicks, visitors)
+			JOIN links l ON l.id = m.link JOIN clients c ON c.id = lm.client JOIN sources s ON s.id = lm.source
+			WHERE m.month = $1 AND `+linkCond+p.FilterCond()+` GROUP BY 1`, m, arg); err != nil {
 			return err
 		}
 	}

@@ -266,7 +266,7 @@ CREATE TABLE events_packed (
 CREATE INDEX events_packed_link ON events_packed (link);
 
 -- The breakdown rollups the same way: a row of link_values (a link, day,
--- dimension, value and bot flag) cost 60 bytes of heap and about 70 of
+-- dimension, value and bot flag) cost 60 bytes of heap and about 77 of
 -- index, 30 B a click at a million clicks with ws_values. Now one row per
 -- link and day (the dimensions' rows as arrays, in the same order) and one
 -- per namespace, dimension and day: a query reads the days of its range

@@ -92,18 +92,37 @@ func pgSizes(ctx context.Context, url string, clicks int64) error {
 		return err
 	}
 	fmt.Printf("| on disk | value |\n|---|---|\n| database (after VACUUM) | %.1f MB |\n| bytes per click | %.1f |\n\n", float64(total)/1e6, float64(total)/float64(max(clicks, 1)))
-	fmt.Printf("| table | rows | bytes (with indexes) |\n|---|---|---|\n")
-	for _, t := range []string{"events", "link_days", "link_values", "ws_values", "link_months", "link_mtotals", "links", "strs", "clients", "sources", "batches"} {
-		var rows, bytes int64
-		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+t).Scan(&rows); err != nil {
+	fmt.Printf("| table | rows | bytes (with indexes) | B a click | heap | indexes | TOAST and maps | heap B a row |\n|---|---|---|---|---|---|---|---|\n")
+	var tables []string
+	rows, err := conn.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1`)
+	if err != nil {
+		return err
+	}
+	if tables, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return err
+	}
+	for _, t := range tables {
+		var n, total, heap, idx int64
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+pgx.Identifier{t}.Sanitize()).Scan(&n); err != nil {
 			return err
 		}
-		// pg_partition_tree is empty for a table that is not partitioned.
-		if err := conn.QueryRow(ctx, `SELECT coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree($1::regclass)),
-	pg_total_relation_size($1::regclass))::bigint`, t).Scan(&bytes); err != nil {
+		// The table itself, or its partitions summed (pg_partition_tree
+		// is empty for a table that is not partitioned). The heap is the
+		// main fork; the rest is TOAST and the free-space and visibility
+		// maps.
+		if err := conn.QueryRow(ctx, `WITH r AS (SELECT relid FROM pg_partition_tree($1::regclass) WHERE isleaf
+	UNION ALL SELECT $1::regclass WHERE NOT EXISTS (SELECT FROM pg_partition_tree($1::regclass)))
+SELECT sum(pg_total_relation_size(relid))::bigint, sum(pg_relation_size(relid))::bigint, sum(pg_indexes_size(relid))::bigint FROM r`,
+			t).Scan(&total, &heap, &idx); err != nil {
 			return err
 		}
-		fmt.Printf("| %s | %d | %.1f MB |\n", t, rows, float64(bytes)/1e6)
+		perRow := 0.0
+		if n > 0 {
+			perRow = float64(heap) / float64(n)
+		}
+		fmt.Printf("| %s | %d | %.1f MB | %.1f | %.1f MB | %.1f MB | %.1f MB | %.1f |\n", t, n, float64(total)/1e6,
+			float64(total)/float64(max(clicks, 1)), float64(heap)/1e6, float64(idx)/1e6, float64(total-heap-idx)/1e6, perRow)
 	}
 	fmt.Println()
 	return nil

@@ -47,6 +47,17 @@
 // link's duplicates once with a list of row pointers (a few bytes a row),
 // and the minute range is checked on the rows it finds.
 //
+// Packed form (schema version 5): a row costs 52 bytes on disk whatever
+// it holds, so Maintain moves each closed, rolled-up day's rows into
+// events_packed (pack.go), one row per link and day with the columns as
+// arrays (about 18 bytes an event), partitioned by day like events and
+// dropped with it. Writes only append to events; every reader reads both
+// forms through rawEvents (a late event of a packed day is a row in
+// events until the day is rolled up and packed again). The breakdown
+// rollups are packed the same way: link_values a row per link and day,
+// ws_values a row per namespace, dimension and day, link_months a row
+// per link and month, each replaced whole when recomputed.
+//
 // Partitions are created ahead by Maintain (today and tomorrow) and by
 // Write for a day that has none (a late or early event), under an
 // advisory transaction lock so two replicas never race to create one,

@@ -53,6 +53,7 @@ func (s *Store) Maintain(ctx context.Context, now time.Time) error {
 		{"rollups", s.rollDays},
 		{"monthly rollups", s.rollMonths},
 		{"monthly totals", s.rollMonthTotals},
+		{"packing", s.pack},
 		{"retention", s.retain},
 		{"deleted links", s.forgetDeleted},
 	} {
@@ -146,8 +147,7 @@ SELECT e.link, $1,
 	coalesce(sum(`+eventClicks+`) FILTER (WHERE c.device = $2), 0),
 	count(DISTINCT nullif(e.visitor, 0)) FILTER (WHERE c.device = $2),
 	sum(`+eventClicks+`) >= $3
-FROM events e JOIN clients c ON c.id = e.client
-WHERE e.minute >= $1 * 1440 AND e.minute < ($1 + 1) * 1440
+FROM `+rawEvents("$1 * 1440", "($1 + 1) * 1440", nil)+` JOIN clients c ON c.id = e.client
 GROUP BY e.link
 ON CONFLICT (link, day) DO UPDATE SET clicks = excluded.clicks, visitors = excluded.visitors,
 	bot_clicks = excluded.bot_clicks, bot_visitors = excluded.bot_visitors, detail = excluded.detail`,
@@ -155,25 +155,31 @@ ON CONFLICT (link, day) DO UPDATE SET clicks = excluded.clicks, visitors = exclu
 			return err
 		}
 		if _, err := tx.Exec(ctx, `
-INSERT INTO link_values (link, dim, day, value, bot, clicks, visitors)
-SELECT e.link, v.dim, $1, v.value, c.device = $2, sum(`+eventClicks+`), count(DISTINCT nullif(e.visitor, 0))
-FROM events e JOIN link_days ld ON ld.link = e.link AND ld.day = $1 AND ld.detail
+INSERT INTO link_values (link, day, dims, vals, bots, clicks, visitors)
+SELECT link, $1, array_agg(dim ORDER BY dim, value, bot), array_agg(value ORDER BY dim, value, bot), array_agg(bot ORDER BY dim, value, bot),
+	array_agg(n ORDER BY dim, value, bot), array_agg(v ORDER BY dim, value, bot)
+FROM (SELECT e.link, v.dim, v.value, c.device = $2 AS bot, sum(`+eventClicks+`)::integer AS n, count(DISTINCT nullif(e.visitor, 0))::integer AS v
+FROM `+rawEvents("$1 * 1440", "($1 + 1) * 1440", nil)+` JOIN link_days ld ON ld.link = e.link AND ld.day = $1 AND ld.detail
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 CROSS JOIN LATERAL `+dimValues()+`
-WHERE e.minute >= $1 * 1440 AND e.minute < ($1 + 1) * 1440
-GROUP BY e.link, v.dim, v.value, c.device = $2
-ON CONFLICT (link, dim, day, value, bot) DO UPDATE SET clicks = excluded.clicks, visitors = excluded.visitors`, d, bot); err != nil {
+GROUP BY e.link, v.dim, v.value, c.device = $2) x
+GROUP BY link
+ON CONFLICT (link, day) DO UPDATE SET dims = excluded.dims, vals = excluded.vals, bots = excluded.bots,
+	clicks = excluded.clicks, visitors = excluded.visitors`, d, bot); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `
-INSERT INTO ws_values (namespace, dim, day, value, bot, clicks, visitors)
-SELECT l.namespace, v.dim, $1, v.value, c.device = $2, sum(`+eventClicks+`), count(DISTINCT nullif(e.visitor, 0))
-FROM events e JOIN links l ON l.id = e.link
+INSERT INTO ws_values (namespace, dim, day, vals, bots, clicks, visitors)
+SELECT namespace, dim, $1, array_agg(value ORDER BY value, bot), array_agg(bot ORDER BY value, bot),
+	array_agg(n ORDER BY value, bot), array_agg(v ORDER BY value, bot)
+FROM (SELECT l.namespace, v.dim, v.value, c.device = $2 AS bot, sum(`+eventClicks+`)::integer AS n, count(DISTINCT nullif(e.visitor, 0))::integer AS v
+FROM `+rawEvents("$1 * 1440", "($1 + 1) * 1440", nil)+` JOIN links l ON l.id = e.link
 JOIN clients c ON c.id = e.client JOIN sources s ON s.id = e.source
 CROSS JOIN LATERAL `+dimValues()+`
-WHERE e.minute >= $1 * 1440 AND e.minute < ($1 + 1) * 1440
-GROUP BY l.namespace, v.dim, v.value, c.device = $2
-ON CONFLICT (namespace, dim, day, value, bot) DO UPDATE SET clicks = excluded.clicks, visitors = excluded.visitors`, d, bot); err != nil {
+GROUP BY l.namespace, v.dim, v.value, c.device = $2) x
+GROUP BY namespace, dim
+ON CONFLICT (namespace, dim, day) DO UPDATE SET vals = excluded.vals, bots = excluded.bots,
+	clicks = excluded.clicks, visitors = excluded.visitors`, d, bot); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, "UPDATE rolled_days SET rolled = $2 WHERE day = $1", d, seq)
@@ -232,12 +238,15 @@ func (s *Store) rollMonth(ctx context.Context, m, first, end, sig int64) error {
 				return err
 			}
 			_, err := tx.Exec(ctx, `
-INSERT INTO link_months (link, month, client, source, clicks, visitors)
-SELECT link, $1, client, source, sum(n), sum(v) FROM (
+INSERT INTO link_months (link, month, clients, sources, clicks, visitors)
+SELECT link, $1, array_agg(client ORDER BY client, source), array_agg(source ORDER BY client, source),
+	array_agg(n ORDER BY client, source), array_agg(v ORDER BY client, source) FROM (
+SELECT link, client, source, sum(n)::integer AS n, sum(v)::integer AS v FROM (
 	SELECT e.link, e.client, e.source, e.minute / 1440, sum(`+eventClicks+`) AS n, count(DISTINCT nullif(e.visitor, 0)) AS v
-	FROM events e WHERE e.minute >= $2 AND e.minute < $5 AND e.link >= $3 AND e.link < $4
+	FROM `+rawEvents("$2", "$5", func(a string) string { return a + ".link >= $3 AND " + a + ".link < $4" })+`
 	GROUP BY 1, 2, 3, 4) x
-GROUP BY link, client, source`,
+GROUP BY link, client, source) y
+GROUP BY link`,
 				m, first*1440, a, a+int64(s.opts.MaintainChunk), end*1440)
 			return err
 		}); err != nil {
@@ -338,6 +347,7 @@ func (s *Store) forgetDeleted(ctx context.Context, now time.Time) error {
 		if err := s.mtx(ctx, func(tx pgx.Tx) error {
 			for _, q := range []string{
 				"DELETE FROM events WHERE link = ANY($1)",
+				"DELETE FROM events_packed WHERE link = ANY($1)",
 				"DELETE FROM link_days WHERE link = ANY($1)",
 				"DELETE FROM link_values WHERE link = ANY($1)",
 				"DELETE FROM link_months WHERE link = ANY($1)",

@@ -117,3 +117,75 @@ func seedVersion(t *testing.T, o Options, version int, stmts []string) {
 	}
 	g.Expect(old.Close()).To(Succeed())
 }
+
+// A version-4 database (one row per rollup value, raw rows only in
+// events) with a day rolled up: after migration 5 its breakdowns are the
+// same from the rollups (now a row per link-day and per namespace,
+// dimension and day) and from the raw events; Maintain packs the day
+// (events_packed, the day's events partition emptied) and the answers
+// stay; a late click of the packed day is read from both forms, and the
+// next Maintain rolls the day up again and packs the click too.
+func TestMigrateFromVersion4(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	o := options(testenv.Postgres(t), storetest.DefaultOptions())
+	o.DetailThreshold = 1 // every link-day has link_values rows, as seeded
+	d := day0.Unix() / 86400
+	seedVersion(t, o, 4, []string{
+		"INSERT INTO strs (id, s) VALUES (1, 'ns'), (2, 'DE'), (3, 'FR')",
+		"INSERT INTO links (id, uid, namespace, name, domain, key) VALUES (1, 'u1', 1, 'l', 'example.com', 'k')",
+		"INSERT INTO clients (id, device, os, browser, country, city) VALUES (7, 1, 0, 0, 2, 0), (8, 1, 0, 0, 3, 0)",
+		"INSERT INTO sources (id, referrer, utm_source, utm_medium, utm_campaign) VALUES (1, 0, 0, 0, 0)",
+		"CREATE TABLE events_d" + itoa(d) + " PARTITION OF events FOR VALUES FROM (" + itoa(d*1440) + ") TO (" + itoa((d+1)*1440) + ")",
+		// Visitor 9 clicked 4 times from DE at 01:00, visitor 10 once from FR at 01:05.
+		"INSERT INTO events (visitor, minute, link, client, source, clicks) VALUES (9, " + itoa(d*1440+60) + ", 1, 7, 1, 4), (10, " + itoa(d*1440+65) + ", 1, 8, 1, NULL)",
+		"INSERT INTO link_days (link, day, clicks, visitors, bot_clicks, bot_visitors, detail) VALUES (1, " + itoa(d) + ", 5, 2, 0, 0, true)",
+		"INSERT INTO link_values (link, dim, day, value, bot, clicks, visitors) VALUES (1, 1, " + itoa(d) + ", 1, false, 5, 2), (1, 4, " + itoa(d) + ", 2, false, 4, 1), (1, 4, " + itoa(d) + ", 3, false, 1, 1)",
+		"INSERT INTO ws_values (namespace, dim, day, value, bot, clicks, visitors) VALUES (1, 1, " + itoa(d) + ", 1, false, 5, 2), (1, 4, " + itoa(d) + ", 2, false, 4, 1), (1, 4, " + itoa(d) + ", 3, false, 1, 1)",
+		"INSERT INTO rolled_days (day, seq, rolled) VALUES (" + itoa(d) + ", 1, 1)",
+		"SELECT setval(pg_get_serial_sequence(t, 'id'), 100) FROM unnest(ARRAY['strs', 'links', 'clients', 'sources']) t",
+	})
+
+	now := day0.Add(50 * time.Hour)
+	s := openTest(t, o, now)
+	var version int
+	g.Expect(s.pool.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
+	g.Expect(version).To(Equal(len(migrations)))
+
+	byCountry := func(src analytics.Source, links ...string) []analytics.Row {
+		res, err := s.Query(ctx, analytics.Query{Namespace: "ns", Links: links, GroupBy: analytics.GroupByCountry, Granularity: analytics.Day,
+			Start: day0, End: day0.Add(24 * time.Hour), Source: src})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(res.Source).To(Equal(src))
+		return res.Rows
+	}
+	check := func(want []analytics.Row, when string) {
+		t.Helper()
+		g.Expect(byCountry(analytics.SourceEvents)).To(Equal(want), "raw events, "+when)
+		g.Expect(byCountry(analytics.SourceEvents, "u1")).To(Equal(want), "one link's raw events, "+when)
+		g.Expect(byCountry(analytics.SourceRollups)).To(Equal(want), "the workspace's rollups, "+when)
+		g.Expect(byCountry(analytics.SourceRollups, "u1")).To(Equal(want), "the link's rollups, "+when)
+	}
+	counts := func() (flat, packed int) {
+		g.Expect(s.pool.QueryRow(ctx, "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM events_packed)").Scan(&flat, &packed)).To(Succeed())
+		return flat, packed
+	}
+	want := []analytics.Row{{Key: "DE", Clicks: 4, Visitors: 1}, {Key: "FR", Clicks: 1, Visitors: 1}}
+	check(want, "migrated")
+
+	g.Expect(s.Maintain(ctx, now)).To(Succeed())
+	flat, packed := counts()
+	g.Expect([]int{flat, packed}).To(Equal([]int{0, 1}), "the day's two rows packed in one")
+	check(want, "packed")
+
+	g.Expect(s.Write(ctx, analytics.Batch{ID: "b-1", Events: []analytics.Event{{Time: day0.Add(3 * time.Hour),
+		Link: analytics.LinkRef{UID: "u1", Namespace: "ns", Name: "l", Domain: "example.com", Key: "k"}, Device: analytics.DeviceDesktop,
+		Country: "FR", Visitor: 10, Clicks: 2}}})).To(Succeed())
+	want = []analytics.Row{{Key: "DE", Clicks: 4, Visitors: 1}, {Key: "FR", Clicks: 3, Visitors: 1}}
+	g.Expect(byCountry(analytics.SourceEvents)).To(Equal(want), "a late click beside the packed day")
+	g.Expect(byCountry(analytics.SourceEvents, "u1")).To(Equal(want), "a late click beside the packed day, one link")
+	g.Expect(s.Maintain(ctx, now)).To(Succeed())
+	flat, packed = counts()
+	g.Expect([]int{flat, packed}).To(Equal([]int{0, 2}), "the late click packed too")
+	check(want, "rolled up and packed again")
+}

@@ -68,8 +68,8 @@ WHERE i.inhparent = 'events'::regclass ORDER BY 1`)
 	return out, nil
 }
 
-// dropPartition drops day d's partition (retention), waiting at most
-// LockTimeout for the exclusive lock on events.
+// dropPartition drops day d's partitions of events and events_packed
+// (retention), waiting at most LockTimeout for the exclusive locks.
 func (s *Store) dropPartition(ctx context.Context, d int64) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT set_config('lock_timeout', $1, true)", strconv.FormatInt(s.opts.LockTimeout.Milliseconds(), 10)); err != nil {
@@ -78,7 +78,7 @@ func (s *Store) dropPartition(ctx context.Context, d int64) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", partitionLock); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+partitionName(d))
+		_, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+partitionName(d)+", "+packedName(d))
 		return err
 	})
 }

@@ -193,17 +193,24 @@ func rawPart(ctx context.Context, tx querier, p *sqlplan.Plan, segs [][2]int64, 
 			return nil
 		}
 		if len(link) <= maxRangeRows {
-			return scanInto(ctx, tx, a, inner(`unnest($1::integer[], $2::integer[], $3::integer[]) AS r(link, lo, hi)
-	JOIN events e ON e.link = r.link AND e.minute >= r.lo AND e.minute < r.hi`, "e.minute >= $4 AND e.minute < $5"),
+			// Both forms of the raw events (see rawEvents): a packed row
+			// is a link's day, found through its partition's (link) index.
+			const ranges = "unnest($1::integer[], $2::integer[], $3::integer[]) AS r(link, lo, hi)"
+			return scanInto(ctx, tx, a, inner(`(SELECT f.visitor, f.minute, f.link, f.client, f.source, f.clicks FROM `+ranges+`
+	JOIN events f ON f.link = r.link AND f.minute >= r.lo AND f.minute < r.hi WHERE f.minute >= $4 AND f.minute < $5
+UNION ALL SELECT u.visitor, p.day * 1440 + u.m, p.link, u.client, u.source, u.clicks FROM `+ranges+`
+	JOIN events_packed p ON p.link = r.link AND p.day = r.lo / 1440
+	CROSS JOIN LATERAL unnest(p.visitors, p.minutes, p.clients, p.sources, p.clicks) AS u(visitor, m, client, source, clicks)
+	WHERE p.day >= $4 / 1440 AND p.day < ($5 + 1439) / 1440 AND p.day * 1440 + u.m >= r.lo AND p.day * 1440 + u.m < r.hi) e`, "true"),
 				link, lo, hi, first, end)
 		}
 	}
-	linkCond, linkArg := "e.link IN (SELECT id FROM links WHERE namespace = $1)", any(int32(p.NS))
+	linkCond, linkArg := func(t string) string { return t + ".link IN (SELECT id FROM links WHERE namespace = $1)" }, any(int32(p.NS))
 	if p.Links != nil {
-		linkCond, linkArg = "e.link = ANY($1)", int32s(p.Links)
+		linkCond, linkArg = func(t string) string { return t + ".link = ANY($1)" }, int32s(p.Links)
 	}
 	for _, r := range segs {
-		if err := scanInto(ctx, tx, a, inner("events e", "e.minute >= $2 AND e.minute < $3 AND "+linkCond),
+		if err := scanInto(ctx, tx, a, inner(rawEvents("$2", "$3", linkCond), "true"),
 			linkArg, r[0], r[1]); err != nil {
 			return err
 		}
@@ -286,7 +293,7 @@ func rollupPart(ctx context.Context, tx querier, p *sqlplan.Plan, a sqlplan.Acc)
 	}
 	bot := ""
 	if p.Q.ExcludeBots {
-		bot = " AND NOT bot"
+		bot = " AND NOT u.bot"
 	}
 	n, v := "ld.clicks + ld.bot_clicks", "ld.visitors + ld.bot_visitors"
 	if p.Q.ExcludeBots {
@@ -311,14 +318,16 @@ func rollupPart(ctx context.Context, tx querier, p *sqlplan.Plan, a sqlplan.Acc)
 			if p.Q.GroupBy == analytics.GroupByTimeseries {
 				dim, key = int(analytics.DimDevice), p.LocalDaySQL("day")
 			}
-			if err := scanInto(ctx, tx, a, `SELECT `+key+`, sum(clicks)::bigint, sum(visitors)::bigint FROM ws_values
-				WHERE namespace = $1 AND dim = $2 AND day >= $3 AND day < $4`+bot+` GROUP BY 1`, int32(p.NS), dim, r[0], r[1]); err != nil {
+			if err := scanInto(ctx, tx, a, `SELECT `+key+`, sum(u.n)::bigint, sum(u.v)::bigint FROM ws_values w
+				CROSS JOIN LATERAL unnest(w.vals, w.bots, w.clicks, w.visitors) AS u(value, bot, n, v)
+				WHERE w.namespace = $1 AND w.dim = $2 AND w.day >= $3 AND w.day < $4`+bot+` GROUP BY 1`, int32(p.NS), dim, r[0], r[1]); err != nil {
 				return err
 			}
 		default: // one link's breakdown
 			l := p.Links[0]
-			if err := scanInto(ctx, tx, a, `SELECT value, sum(clicks)::bigint, sum(visitors)::bigint FROM link_values
-				WHERE link = $1 AND dim = $2 AND day >= $3 AND day < $4`+bot+` GROUP BY 1`, int32(l), int(p.Dim), r[0], r[1]); err != nil {
+			if err := scanInto(ctx, tx, a, `SELECT u.value, sum(u.n)::bigint, sum(u.v)::bigint FROM link_values lv
+				CROSS JOIN LATERAL unnest(lv.dims, lv.vals, lv.bots, lv.clicks, lv.visitors) AS u(dim, value, bot, n, v)
+				WHERE lv.link = $1 AND u.dim = $2 AND lv.day >= $3 AND lv.day < $4`+bot+` GROUP BY 1`, int32(l), int(p.Dim), r[0], r[1]); err != nil {
 				return err
 			}
 			days, err := queryInts(ctx, tx, "SELECT day FROM link_days WHERE link = $1 AND day >= $2 AND day < $3 AND NOT detail ORDER BY day", int32(l), r[0], r[1])
@@ -359,17 +368,18 @@ func monthsPart(ctx context.Context, tx querier, p *sqlplan.Plan, a sqlplan.Acc)
 		case analytics.GroupByTimeseries:
 			key = p.LocalDaySQL(fmt.Sprint(sqlplan.MonthStartDay(m)))
 		case analytics.GroupByLink:
-			key = "lm.link"
+			key = "m.link"
 		default:
 			key = sqlplan.ValueExpr[p.Dim]
 		}
 		linkCond, arg := "l.namespace = $2", any(int32(p.NS))
 		if p.Links != nil {
-			linkCond, arg = "lm.link = ANY($2)", int32s(p.Links)
+			linkCond, arg = "m.link = ANY($2)", int32s(p.Links)
 		}
-		if err := scanInto(ctx, tx, a, `SELECT `+key+`, sum(lm.clicks)::bigint, sum(lm.visitors)::bigint FROM link_months lm
-			JOIN links l ON l.id = lm.link JOIN clients c ON c.id = lm.client JOIN sources s ON s.id = lm.source
-			WHERE lm.month = $1 AND `+linkCond+p.FilterCond()+` GROUP BY 1`, m, arg); err != nil {
+		if err := scanInto(ctx, tx, a, `SELECT `+key+`, sum(lm.clicks)::bigint, sum(lm.visitors)::bigint FROM link_months m
+			CROSS JOIN LATERAL unnest(m.clients, m.sources, m.clicks, m.visitors) AS lm(client, source, clicks, visitors)
+			JOIN links l ON l.id = m.link JOIN clients c ON c.id = lm.client JOIN sources s ON s.id = lm.source
+			WHERE m.month = $1 AND `+linkCond+p.FilterCond()+` GROUP BY 1`, m, arg); err != nil {
 			return err
 		}
 	}

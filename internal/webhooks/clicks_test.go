@@ -57,16 +57,10 @@ type clickBody struct {
 // nothing that identifies the visitor; clicks on a Link the selector
 // leaves out are not sent.
 func TestClicksAreBatched(t *testing.T) {
-	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
-	rc := newReceiver(t)
-	ns := newNamespace(t)
-	o := webhooks.DefaultOptions()
-	o.AllowLoopback, o.CAFile = true, caFile(t, rc)
-	d, cached := startDispatcher(t, o)
-	secret := newSecret(t, ns, "signing", true)
-	wh := newWebhook(t, ns, "clicks", rc.url(), "signing", kurzv1alpha1.EventLinkClicked)
+	c := newClicksWebhook(t)
+	d, cached, rc, ns, secret, wh := c.d, c.cached, c.rc, c.ns, c.secret, c.wh
 	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(wh), wh)).To(Succeed())
 	wh.Spec.LinkSelector = &kurzv1alpha1.WebhookLinkSelector{Tags: []string{"promo"}}
 	// A receiver that takes large batches: the 96 KiB bound fills them.
@@ -160,16 +154,10 @@ func TestClicksAreBatched(t *testing.T) {
 // By default a request holds at most 100 clicks (spec.maxClicksPerRequest),
 // and a batch that has them leaves without waiting for the second.
 func TestClickBatchesHoldMaxClicks(t *testing.T) {
-	testenv.Need(t)
 	g := NewWithT(t)
 	ctx := context.Background()
-	rc := newReceiver(t)
-	ns := newNamespace(t)
-	o := webhooks.DefaultOptions()
-	o.AllowLoopback, o.CAFile = true, caFile(t, rc)
-	d, cached := startDispatcher(t, o)
-	newSecret(t, ns, "signing", true)
-	wh := newWebhook(t, ns, "clicks", rc.url(), "signing", kurzv1alpha1.EventLinkClicked)
+	c := newClicksWebhook(t)
+	d, cached, rc, ns, wh := c.d, c.cached, c.rc, c.ns, c.wh
 	g.Eventually(func(g Gomega) {
 		got := &kurzv1alpha1.Webhook{}
 		g.Expect(cached.Get(ctx, client.ObjectKeyFromObject(wh), got)).To(Succeed())
@@ -192,4 +180,26 @@ func TestClickBatchesHoldMaxClicks(t *testing.T) {
 	}
 	// The two full batches go at once; the rest after its wait.
 	g.Eventually(sizes, timeout, poll).Should(Equal([]int{100, 100, 50}))
+}
+
+// clicksWebhook is a dispatcher of its own, an HTTPS receiver and, in a
+// new namespace, a signing Secret and a Webhook for link.clicked to it.
+type clicksWebhook struct {
+	d      *webhooks.Dispatcher
+	cached cache.Cache
+	rc     *receiver
+	ns     string
+	secret string
+	wh     *kurzv1alpha1.Webhook
+}
+
+func newClicksWebhook(t *testing.T) clicksWebhook {
+	testenv.Need(t)
+	c := clicksWebhook{rc: newReceiver(t), ns: newNamespace(t)}
+	o := webhooks.DefaultOptions()
+	o.AllowLoopback, o.CAFile = true, caFile(t, c.rc)
+	c.d, c.cached = startDispatcher(t, o)
+	c.secret = newSecret(t, c.ns, "signing", true)
+	c.wh = newWebhook(t, c.ns, "clicks", c.rc.url(), "signing", kurzv1alpha1.EventLinkClicked)
+	return c
 }

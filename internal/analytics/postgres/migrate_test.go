@@ -37,10 +37,7 @@ UNION ALL SELECT ` + itoa(d) + `, l.id, 61, 8, c.id, s.id, 1 FROM links l, clien
 	})
 
 	now := day0.Add(50 * time.Hour)
-	s := openTest(t, o, now)
-	var version int
-	g.Expect(s.pool.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
-	g.Expect(version).To(Equal(len(migrations)))
+	s := openMigrated(t, o, now)
 	var leftover bool
 	g.Expect(s.pool.QueryRow(ctx, "SELECT to_regclass('events_v2') IS NOT NULL OR to_regclass('v2_events_d"+itoa(d)+"') IS NOT NULL").Scan(&leftover)).To(Succeed())
 	g.Expect(leftover).To(BeFalse(), "the version-2 tables are dropped")
@@ -74,8 +71,6 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // raw events and from the rollups, and a new click with a city is its own
 // row; the countries are those of both.
 func TestMigrateFromVersion3(t *testing.T) {
-	g := NewWithT(t)
-	ctx := context.Background()
 	o := options(testenv.Postgres(t), storetest.DefaultOptions())
 	d := day0.Unix() / 86400
 	seedVersion(t, o, 3, []string{
@@ -96,11 +91,20 @@ func TestMigrateFromVersion3(t *testing.T) {
 	})
 
 	now := day0.Add(50 * time.Hour)
+	s := openMigrated(t, o, now)
+	storetest.Version3Migrated(t, s, day0, now)
+}
+
+// openMigrated opens the store over a seeded database and checks that
+// every migration ran.
+func openMigrated(t *testing.T, o Options, now time.Time) *Store {
+	t.Helper()
 	s := openTest(t, o, now)
 	var version int
-	g.Expect(s.pool.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
+	g := NewWithT(t)
+	g.Expect(s.pool.QueryRow(context.Background(), "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
 	g.Expect(version).To(Equal(len(migrations)))
-	storetest.Version3Migrated(t, s, day0, now)
+	return s
 }
 
 // seedVersion makes a database of schema version, runs stmts in it (the
@@ -147,10 +151,7 @@ func TestMigrateFromVersion4(t *testing.T) {
 	})
 
 	now := day0.Add(50 * time.Hour)
-	s := openTest(t, o, now)
-	var version int
-	g.Expect(s.pool.QueryRow(ctx, "SELECT max(version) FROM schema_migrations").Scan(&version)).To(Succeed())
-	g.Expect(version).To(Equal(len(migrations)))
+	s := openMigrated(t, o, now)
 
 	byCountry := func(src analytics.Source, links ...string) []analytics.Row {
 		res, err := s.Query(ctx, analytics.Query{Namespace: "ns", Links: links, GroupBy: analytics.GroupByCountry, Granularity: analytics.Day,

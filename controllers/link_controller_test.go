@@ -84,8 +84,7 @@ func TestLinkKeyConflict(t *testing.T) {
 	g.Expect(readyOf(first)(g)).To(Equal(linkActive))
 
 	// It moves back: as the older link it wins again.
-	first.Spec.Key = "k"
-	g.Expect(k8sClient.Update(ctx, first)).To(Succeed())
+	update(g, first, func() { first.Spec.Key = "k" })
 	g.Eventually(readyOf(second), timeout, poll).Should(Equal(linkKeyConflict))
 	g.Expect(readyOf(first)(g)).To(Equal(linkActive))
 

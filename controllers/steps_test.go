@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -34,9 +35,15 @@ func startWithDomain(t *testing.T, prefix string) (ns, hostname string) {
 // update reads obj afresh, applies change (which edits obj) and writes it
 // back.
 func update(g Gomega, obj client.Object, change func()) {
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-	change()
-	g.Expect(k8sClient.Update(ctx, obj)).To(Succeed())
+	// The controllers write status meanwhile: a conflict is read again,
+	// as kubectl edit would.
+	g.Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change()
+		return k8sClient.Update(ctx, obj)
+	})).To(Succeed())
 }
 
 // targetedHost is host(t, name) with a CNAME to the redirect target in srv,

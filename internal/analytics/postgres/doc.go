@@ -113,5 +113,7 @@
 // seq. One link's raw events are read through each partition's (link)
 // index, one statement per contiguous range: joined with
 // unnest(link, range) the planner hashes every row of the days'
-// partitions when the link is hot.
+// partitions when the link is hot. Those rows then meet clients and
+// sources through the entries of their distinct ids, looked up once and
+// hashed (linkInner), not one primary-key probe per row.
 package postgres

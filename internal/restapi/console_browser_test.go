@@ -14,7 +14,8 @@ import (
 
 // TestConsoleEditor drives the console in headless Chromium as an editor:
 // sign in, create a link through the form (a bad URL first, refused beside
-// its field), search and filter by tag, see markup in a tag as text, and
+// its field), search and filter by tag, see markup in a tag as text (and
+// inline script injected into the page refused by the CSP), and
 // delete with confirmation (cancel keeps the link).
 func TestConsoleEditor(t *testing.T) {
 	testenv.Need(t)
@@ -104,6 +105,31 @@ func TestConsoleEditor(t *testing.T) {
 	)
 	g.Expect(injected).To(BeFalse(), "markup in a tag made an element")
 	g.Expect(tagTexts).To(ConsistOf("sale", markup))
+	// Were the text-only rendering to slip, the Content-Security-Policy
+	// would still stop the script: an inline <script> and an inline event
+	// handler put into the page, as a flawed render would, do not run, and
+	// Chromium reports each as a violation of script-src.
+	var ran []string
+	var violated []string
+	run(t, ctx, "inject inline script",
+		chromedp.Evaluate[chromedp.Void](`(() => {
+			window.kurzRan = []; window.kurzViolated = [];
+			document.addEventListener('securitypolicyviolation', (e) => window.kurzViolated.push(e.effectiveDirective));
+			const s = document.createElement('script');
+			s.textContent = 'window.kurzRan.push("script")';
+			document.body.append(s);
+			const b = document.createElement('button');
+			b.setAttribute('onclick', 'window.kurzRan.push("handler")');
+			document.body.append(b);
+			b.click();
+			b.remove();
+			return true;
+		})()`),
+		waitTrue(`window.kurzViolated.length === 2`),
+		into(chromedp.Evaluate[[]string](`window.kurzRan`), &ran),
+		into(chromedp.Evaluate[[]string](`window.kurzViolated`), &violated))
+	g.Expect(ran).To(BeEmpty(), "injected inline script ran")
+	g.Expect(violated).To(ConsistOf(HavePrefix("script-src"), HavePrefix("script-src")), "the policy refused both")
 	look(t, ctx, "links")
 
 	// Search, then a tag filter (the select applies on change).

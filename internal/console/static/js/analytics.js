@@ -5,7 +5,7 @@
 // address, so Back and a bookmark keep it.
 
 import { call, query, ApiError } from './api.js';
-import { h, announce } from './dom.js';
+import { h, replace, announce } from './dom.js';
 import { timeChart, barList } from './charts.js';
 
 const intervals = [['24h', '24 hours'], ['7d', '7 days'], ['30d', '30 days'], ['90d', '90 days']];
@@ -42,32 +42,15 @@ function apiRange(r) {
   return { start: localDay(r.start).toISOString(), end: localDay(r.end, 1).toISOString(), timezone: tz };
 }
 
-// focusAfter names the range control that changed the range: the page is
-// drawn again for the new range, and the focus goes back to it (arrow keys
-// move through the radios, each one a new range) instead of the title.
-let focusAfter = null;
-
-// said is what the section drawn for a new range says about it: the
-// control keeps the focus, and without a word a screen reader user would
-// not know the numbers below changed.
-let said = '';
-
-// restoreFocus focuses that control once the section is in the page, and
-// announces the new range's totals.
-export function restoreFocus() {
-  const el = focusAfter && document.querySelector(`[data-test=${focusAfter}]`);
-  focusAfter = null;
-  if (el) {
-    el.focus();
-    if (said) announce(said);
-  }
-  said = '';
-}
-
 const intervalWords = { '24h': 'the last 24 hours', '7d': 'the last 7 days', '30d': 'the last 30 days', '90d': 'the last 90 days' };
 const count = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function rangeForm(r, hashBase, ctx) {
+// rangeForm is the range's radios and dates. A new range goes into the
+// page's address (a history entry: Back returns to the range before) and
+// to show(r), which draws only the numbers: the form itself stays in the
+// page, so the focus stays on the radio or button that changed the range,
+// and an arrow pressed before the numbers came goes on from there.
+function rangeForm(r, hashBase, show) {
   const chosen = r.interval || 'custom';
   const radios = [...intervals, ['custom', 'Custom']].map(([v, text]) => h('label', { class: 'choice' },
     h('input', { type: 'radio', name: 'interval', value: v, checked: v === chosen, 'data-test': `range-${v}` }), ` ${text}`));
@@ -83,14 +66,17 @@ function rangeForm(r, hashBase, ctx) {
   const apply = (e) => {
     if (e) e.preventDefault();
     const v = new FormData(form).get('interval');
-    focusAfter = e && e.type === 'submit' ? 'range-apply' : `range-${v}`;
-    if (v !== 'custom') { ctx.go(`${hashBase}${query({ interval: v })}`); return; }
-    if (!start.value || !end.value || start.value > end.value) {
+    let next;
+    if (v !== 'custom') next = { interval: v };
+    else if (!start.value || !end.value || start.value > end.value) {
       announce('Choose a start date on or before the end date.', 'error');
       start.focus();
       return;
-    }
-    ctx.go(`${hashBase}${query({ start: start.value, end: end.value })}`);
+    } else next = { start: start.value, end: end.value };
+    // pushState, not location.hash: a hashchange would draw the whole
+    // page again. Back fires hashchange, which does.
+    history.pushState(null, '', `${hashBase}${query(next)}`);
+    show(next);
   };
   form.addEventListener('submit', apply);
   for (const radio of form.querySelectorAll('input[type=radio]')) {
@@ -138,23 +124,20 @@ function csvDownload(path, r, name) {
   return form;
 }
 
-// analyticsSection draws the analytics of path ('/links/{id}/analytics' or
-// '/analytics') for the range in params. hashBase is the page's address
-// without parameters; name names the CSV files; linkLabel, when given,
-// adds the top links.
-export async function analyticsSection(ctx, path, params, hashBase, name, linkLabel) {
-  const r = range(params);
+// numbers fetches and draws the analytics of path for range r: the totals,
+// the chart, the top lists and the CSV download. It returns null for an
+// answer the user should read instead (no analytics store, a range the
+// API refuses), with that message in its place.
+async function numbers(path, r, name, linkLabel) {
   const base = apiRange(r);
   const get = (p) => call('GET', `${path}${query({ ...base, ...p })}`);
-  const head = [h('h2', { id: 'analytics-title' }, 'Analytics'), rangeForm(r, hashBase, ctx)];
   let series; let withBots;
   try {
     [series, withBots] = await Promise.all([get({}), get({ exclude_bots: 'false' })]);
   } catch (e) {
     if (e instanceof ApiError && (e.status === 503 || e.status === 422)) {
       // 503: no analytics store; its message says how to turn it on.
-      return h('section', { class: 'analytics', 'aria-labelledby': 'analytics-title' }, head,
-        h('p', { class: e.status === 503 ? 'notice' : 'error', 'data-test': 'analytics-off' }, e.message));
+      return { nodes: [h('p', { class: e.status === 503 ? 'notice' : 'error', 'data-test': 'analytics-off' }, e.message)], said: e.message };
     }
     throw e;
   }
@@ -163,16 +146,62 @@ export async function analyticsSection(ctx, path, params, hashBase, name, linkLa
   const clicks = sum(series.data, 'clicks');
   const visitors = sum(series.data, 'visitors');
   const bots = sum(withBots.data, 'clicks') - clicks;
-  said = `${count(clicks, 'click')}, ${count(visitors, 'unique visitor')} ${r.interval ? `in ${intervalWords[r.interval]}` : `from ${r.start} to ${r.end}`}.`;
+  const said = `${count(clicks, 'click')}, ${count(visitors, 'unique visitor')} ${r.interval ? `in ${intervalWords[r.interval]}` : `from ${r.start} to ${r.end}`}.`;
   const title = `Clicks per ${series.granularity}, ${series.start ? new Date(series.start).toLocaleString() : 'since the first click'} to ${new Date(series.end).toLocaleString()} (${series.timezone})`;
   const bars = groups.map(([g, label], i) => barList(label, answers[i], g === 'link' ? linkLabel : valueLabel(g), g));
-  return h('section', { class: 'analytics', 'aria-labelledby': 'analytics-title' }, head,
-    h('dl', { class: 'totals' },
-      h('div', {}, h('dt', {}, 'Clicks'), h('dd', { 'data-test': 'total-clicks' }, String(clicks))),
-      h('div', {}, h('dt', {}, 'Unique visitors'), h('dd', { 'data-test': 'total-visitors' }, String(visitors))),
-      h('div', {}, h('dt', {}, 'Bots (not counted)'), h('dd', { 'data-test': 'total-bots' }, String(bots)))),
-    h('p', { class: 'help' }, 'Visitors are counted per day: someone who clicks on two days counts twice. Bots (crawlers, link previews, scripts) are left out of every number but their own.'),
-    timeChart(series, title),
-    h('div', { class: 'bar-grid' }, linkLabel ? bars.slice(-1) : null, linkLabel ? bars.slice(0, -1) : bars),
-    csvDownload(path, r, name));
+  return {
+    said,
+    nodes: [
+      h('dl', { class: 'totals' },
+        h('div', {}, h('dt', {}, 'Clicks'), h('dd', { 'data-test': 'total-clicks' }, String(clicks))),
+        h('div', {}, h('dt', {}, 'Unique visitors'), h('dd', { 'data-test': 'total-visitors' }, String(visitors))),
+        h('div', {}, h('dt', {}, 'Bots (not counted)'), h('dd', { 'data-test': 'total-bots' }, String(bots)))),
+      h('p', { class: 'help' }, 'Visitors are counted per day: someone who clicks on two days counts twice. Bots (crawlers, link previews, scripts) are left out of every number but their own.'),
+      timeChart(series, title),
+      h('div', { class: 'bar-grid' }, linkLabel ? bars.slice(-1) : null, linkLabel ? bars.slice(0, -1) : bars),
+      csvDownload(path, r, name),
+    ],
+  };
+}
+
+// analyticsSection draws the analytics of path ('/links/{id}/analytics' or
+// '/analytics') for the range in params. hashBase is the page's address
+// without parameters; name names the CSV files; linkLabel, when given,
+// adds the top links. A new range redraws the numbers only, and only the
+// last range asked for is drawn: an earlier range's answers that come
+// later are dropped.
+export async function analyticsSection(ctx, path, params, hashBase, name, linkLabel) {
+  const data = h('div', { 'data-test': 'analytics-data' });
+  let asked = 0;
+  const show = async (r) => {
+    const n = ++asked;
+    data.setAttribute('aria-busy', 'true');
+    let drawn;
+    try {
+      drawn = await numbers(path, r, name, linkLabel);
+    } catch (e) {
+      if (n !== asked) return;
+      data.removeAttribute('aria-busy');
+      if (e instanceof ApiError && e.status === 401) {
+        announce('Your token was refused (expired or revoked); sign in again.', 'error');
+        ctx.go('#/signin');
+        return;
+      }
+      replace(data, h('p', { class: 'error' }, e.message));
+      announce(`Could not load the analytics: ${e.message}`, 'error');
+      return;
+    }
+    if (n !== asked) return;
+    replace(data, drawn.nodes);
+    data.removeAttribute('aria-busy');
+    // The focus stays on the range's control: without a word a screen
+    // reader user would not know the numbers below changed.
+    announce(drawn.said);
+  };
+  const r = range(params);
+  // The first range's numbers come with the section (a failure other
+  // than 503 or 422 is the page's, as before).
+  replace(data, (await numbers(path, r, name, linkLabel)).nodes);
+  return h('section', { class: 'analytics', 'aria-labelledby': 'analytics-title' },
+    h('h2', { id: 'analytics-title' }, 'Analytics'), rangeForm(r, hashBase, show), data);
 }

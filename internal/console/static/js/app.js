@@ -132,8 +132,8 @@ async function route() {
 // showTitle names the document after the page's title and gives the title
 // the focus, so a screen reader reads the new page and Tab goes on from its
 // top (the sign-in page too: after sign-out the focused button is gone). A
-// page that put the focus somewhere keeps it there (the analytics' range
-// controls, the links' filters).
+// page that put the focus somewhere keeps it there (the links' filters; a
+// new analytics range is drawn without a route, and keeps it anyway).
 function showTitle(main) {
   const title = main.querySelector('h1');
   if (!title) return;

@@ -5,7 +5,7 @@ import { call } from './api.js';
 import { h, replace, copyText, formatTime } from './dom.js';
 import { linkStates } from './states.js';
 import { qrDialog } from './qr.js';
-import { analyticsSection, restoreFocus } from './analytics.js';
+import { analyticsSection } from './analytics.js';
 
 function field(label, value) {
   if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return null;
@@ -53,5 +53,4 @@ export async function linkPage(main, ctx, id, params) {
   const title = main.querySelector('h1');
   if (title) title.focus();
   replace(analytics, await analyticsSection(ctx, `/links/${l.id}/analytics`, params, `#/links/${l.id}/view`, l.key));
-  restoreFocus();
 }

@@ -4,7 +4,7 @@
 
 import { call, query } from './api.js';
 import { h, replace } from './dom.js';
-import { analyticsSection, restoreFocus } from './analytics.js';
+import { analyticsSection } from './analytics.js';
 
 const idleDays = 90;
 
@@ -39,5 +39,4 @@ export async function workspacePage(main, ctx, params) {
   ]);
   replace(slot, a);
   replace(idle, i);
-  restoreFocus();
 }

@@ -33,7 +33,7 @@ func TestOTLPExportEndToEnd(t *testing.T) {
 		g.Expect(s.click(link, "192.0.2.1", "fr", "https://news.example.org/a?b=c")).To(BeTrue())
 	}
 	g.Expect(s.click(link, "192.0.2.2", "", "")).To(BeTrue())
-	g.Expect(s.c.Finish(context.Background())).To(Succeed())
+	g.Expect(s.finish()).To(Succeed())
 
 	recs := col.Records()
 	g.Expect(recs).To(HaveLen(2), "two distinct rows: the three identical clicks are one")

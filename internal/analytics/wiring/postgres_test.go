@@ -46,7 +46,7 @@ func TestTwoWritersOneReaderAddUp(t *testing.T) {
 	}
 	wg.Wait()
 	for _, s := range writers {
-		g.Expect(s.c.Finish(context.Background())).To(Succeed())
+		g.Expect(s.finish()).To(Succeed())
 	}
 
 	reader := newStack(t, testOptions(url))

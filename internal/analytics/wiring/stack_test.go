@@ -3,6 +3,7 @@ package wiring
 import (
 	"context"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,6 +46,8 @@ type stack struct {
 	ring *capture.Ring
 	c    *capture.Consumer
 	geo  *geoip.DB // --geoip-database, for the test to reload
+	// stop ends run's consumer loop and waits for it (nil: not running).
+	stop func()
 }
 
 // testOptions are analytics on with store (may be ""), flushing often.
@@ -76,16 +79,24 @@ func newStack(t *testing.T, o Options, sinks ...analytics.Sink) *stack {
 	return &stack{k: k, ring: ring, c: c, geo: geo}
 }
 
-// run runs the consumer until the test ends.
+// run runs the consumer until finish or the end of the test.
 func (s *stack) run(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); s.c.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		_ = s.c.Finish(context.Background())
-	})
+	s.stop = sync.OnceFunc(func() { cancel(); <-done })
+	t.Cleanup(func() { _ = s.finish() })
+}
+
+// finish is the redirect server's shutdown: the consumer's loop has
+// returned before Finish takes the last clicks and stops the writer (a
+// Finish beside a running loop is a race, and a flush after it a send on
+// the writer's closed queue).
+func (s *stack) finish() error {
+	if s.stop != nil {
+		s.stop()
+	}
+	return s.c.Finish(context.Background())
 }
 
 // click puts one click in the ring; false when the ring was full (the

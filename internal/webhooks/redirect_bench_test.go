@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"testing"
@@ -41,7 +42,9 @@ import (
 // round (requests/s, this process's CPU per request, and the clicks the
 // receiver got: none off, about every request on), the means, on/off as
 // "ratio" and the CPU per click spent on webhooks (on minus off). Run it
-// alone (-benchtime 1x): b.N is ignored.
+// alone (-benchtime 1x): b.N is ignored. With CPUPROFILE set to a
+// directory it writes this process's CPU profile of each round there
+// (off-1.pprof, on-1.pprof, ...), for `go tool pprof -diff_base`.
 func BenchmarkRedirectWebhooksOnOff(b *testing.B) {
 	env := testenv.Need(b)
 	if _, err := exec.LookPath("wrk"); err != nil {
@@ -163,12 +166,14 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		}
 		for _, on := range order {
 			set(on)
-			before := received(g)
-			rps, perReq := wrk(duration)
 			i, name := 0, "off"
 			if on {
 				i, name = 1, "on"
 			}
+			stopProfile := startProfile(b, fmt.Sprintf("%s-%d.pprof", name, r+1))
+			before := received(g)
+			rps, perReq := wrk(duration)
+			stopProfile()
 			sum[i] += rps
 			cpuSum[i] += perReq
 			fmt.Printf("  round %d %-3s %9.0f req/s  %6.2f us CPU/request  (clicks received in the round: %d)\n",
@@ -183,6 +188,29 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 	b.ReportMetric(off, "off-req/s")
 	b.ReportMetric(on, "on-req/s")
 	b.ReportMetric(on/off, "ratio")
+}
+
+// startProfile starts this process's CPU profile into name in the
+// directory CPUPROFILE names, and returns what stops it; without
+// CPUPROFILE it does nothing.
+func startProfile(b *testing.B, name string) (stop func()) {
+	dir := os.Getenv("CPUPROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // processCPU is the user and system CPU time this process has used.

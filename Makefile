@@ -162,7 +162,7 @@ bench-import: control-plane build ## Start kurz dev; time bulk creates of 100 li
 	$(GO) run ./hack/bench-import -kurz $(BIN)/kurz -n $(or $(N),10000) -limited-n $(or $(LIMITED_N),1500) $(ARGS)
 
 .PHONY: bench-webhooks
-bench-webhooks: control-plane ## Webhook figures: signing, payload and controller cost; link.clicked deliveries of 100000 clicks over 10000 links to a local HTTPS receiver; the memory bound with a hanging receiver; redirect throughput with no Webhook and with one for link.clicked (wrk; LINKS, CONNECTIONS, DURATION, ROUNDS, CLICKS_PER_REQUEST). ONLY=redirect runs only that.
+bench-webhooks: control-plane ## Webhook figures: signing, payload and controller cost; link.clicked deliveries of 100000 clicks over 10000 links to a local HTTPS receiver; the memory bound with a hanging receiver; redirect throughput with no Webhook and with one for link.clicked (wrk; LINKS, CONNECTIONS, DURATION, ROUNDS, CLICKS_PER_REQUEST; CPUPROFILE=dir writes a profile a round). ONLY=redirect runs only that.
 ifneq ($(ONLY),redirect)
 	$(GO) test -run '^$$' -bench 'Sign|Payload|ControllerCost|Clicked' -benchtime 1s -benchmem ./internal/webhooks/
 	$(GO) test -run '^$$' -bench 'WebhookClickDeliveries|WebhookMemoryBound' -benchtime $(BENCH_TIME) -timeout 30m ./internal/webhooks/

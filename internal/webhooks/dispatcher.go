@@ -68,10 +68,12 @@ type Dispatcher struct {
 	clicks     atomic.Pointer[chan analytics.Event]
 	clicksMade chan struct{}
 	// enc and click, the JSON of the click being batched, belong to the
-	// clicks loop (batchClicks), and so do routes: the senders of the
-	// Webhooks of a namespace that want link.clicked, as of routesGen.
+	// clicks loop (batchClicks), and so do linkKey (cachedLink's scratch)
+	// and routes: the senders of the Webhooks of a namespace that want
+	// link.clicked, as of routesGen.
 	enc       clickEncoder
 	click     []byte
+	linkKey   []byte
 	routes    map[string][]*sender
 	routesGen uint64
 	// webhooksGen counts the changes the Webhook informer reported: a

@@ -22,8 +22,10 @@ type delivery struct {
 // struct, its id, the queue's slot), counted against the queue's bytes.
 const deliveryOverhead = 128
 
+// A body counts with its capacity: a link.clicked body is its batch's
+// buffer, a little larger than its bytes (sendBatch).
 func (d *delivery) size() int64 {
-	return int64(len(d.body)) + deliveryOverhead
+	return int64(cap(d.body)) + deliveryOverhead
 }
 
 // queue is one Webhook's waiting deliveries, first in first out, bounded

@@ -64,6 +64,26 @@ type ReceiverProc struct {
 	CAFile string
 	Roots  *x509.CertPool
 	client *http.Client
+	pid    int
+}
+
+// CPU is the user and system CPU time the receiver process has used, from
+// /proc (0 where it cannot be read).
+func (r *ReceiverProc) CPU() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's closing parenthesis: utime and
+	// stime are the 12th and 13th, in clock ticks (100 a second on Linux).
+	_, rest, ok := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // StartReceiverProcess starts the receiver on cpu (all CPUs when cpu < 0),
@@ -98,7 +118,7 @@ func StartReceiverProcess(tb testing.TB, cpu int, h2 bool) *ReceiverProc {
 		time.Sleep(20 * time.Millisecond)
 	}
 	url, cert, _ := strings.Cut(string(data), "\n")
-	r := &ReceiverProc{URL: url, CAFile: filepath.Join(dir, "ca.pem"), Roots: x509.NewCertPool()}
+	r := &ReceiverProc{URL: url, CAFile: filepath.Join(dir, "ca.pem"), Roots: x509.NewCertPool(), pid: cmd.Process.Pid}
 	if err := os.WriteFile(r.CAFile, []byte(cert), 0o600); err != nil {
 		tb.Fatal(err)
 	}

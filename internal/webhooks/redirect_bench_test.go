@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -41,7 +43,9 @@ import (
 // round (requests/s, this process's CPU per request, and the clicks the
 // receiver got: none off, about every request on), the means, on/off as
 // "ratio" and the CPU per click spent on webhooks (on minus off). Run it
-// alone (-benchtime 1x): b.N is ignored.
+// alone (-benchtime 1x): b.N is ignored. With CPUPROFILE set to a
+// directory it writes this process's CPU profile of each round there
+// (off-1.pprof, on-1.pprof, ...), for `go tool pprof -diff_base`.
 func BenchmarkRedirectWebhooksOnOff(b *testing.B) {
 	env := testenv.Need(b)
 	if _, err := exec.LookPath("wrk"); err != nil {
@@ -102,16 +106,20 @@ wrk.headers["User-Agent"] = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebK
 wrk.headers["Referer"] = "https://news.example.com/today"
 request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 `, host, links-1)), 0o600)).To(Succeed())
-	// wrk returns requests/s and this process's CPU time per request.
-	wrk := func(d string) (float64, time.Duration) {
+	// wrk returns requests/s and this process's CPU time per request,
+	// and says what else the round cost: this process's minor page
+	// faults a request, and the CPU time of wrk and of the receiver (on
+	// the other core, where they compete).
+	wrk := func(d string) (float64, time.Duration, string) {
 		args := []string{"-t1", "-c" + strconv.Itoa(conns), "-d" + d, "-s", script, "http://" + o.Redirect.BindAddress + "/"}
 		cmd := exec.Command("wrk", args...)
 		if cpu >= 0 {
 			cmd = exec.Command("taskset", append([]string{"-c", strconv.Itoa(cpu), "wrk"}, args...)...)
 		}
-		before := processCPU(b)
+		load := loadAverage()
+		before, faults, rcvBefore := processCPU(b), minorFaults(b), rcv.CPU()
 		out, err := cmd.CombinedOutput()
-		used := processCPU(b) - before
+		used, faults, rcvUsed := processCPU(b)-before, minorFaults(b)-faults, rcv.CPU()-rcvBefore
 		g.Expect(err).NotTo(HaveOccurred(), "%s", out)
 		m := regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`).FindSubmatch(out)
 		g.Expect(m).NotTo(BeNil(), "%s", out)
@@ -119,7 +127,13 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		n := regexp.MustCompile(`([0-9]+) requests in`).FindSubmatch(out)
 		g.Expect(n).NotTo(BeNil(), "%s", out)
 		requests, _ := strconv.ParseInt(string(n[1]), 10, 64)
-		return rps, used / time.Duration(max(requests, 1))
+		requests = max(requests, 1)
+		var wrkUsed time.Duration
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			wrkUsed = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+		return rps, used / time.Duration(requests), fmt.Sprintf("%.2f minor faults/request, wrk %.1fs CPU, receiver %.1fs CPU, load %s",
+			float64(faults)/float64(requests), wrkUsed.Seconds(), rcvUsed.Seconds(), load)
 	}
 
 	var wh *kurzv1alpha1.Webhook
@@ -153,7 +167,7 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 
 	fmt.Printf("redirects with webhooks off (no Webhook) and on (a Webhook for link.clicked of every Link, at most %d clicks a request, receiver in a process of its own): %d links, %d connections, %d rounds of %s each; replica pinned to CPU 0, wrk, receiver and control plane to CPU %d\n",
 		perRequest, links, conns, rounds, duration, cpu)
-	wrk("2s") // warm up
+	_, _, _ = wrk("2s") // warm up
 	var sum [2]float64
 	var cpuSum [2]time.Duration
 	for r := range rounds {
@@ -163,16 +177,18 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 		}
 		for _, on := range order {
 			set(on)
-			before := received(g)
-			rps, perReq := wrk(duration)
 			i, name := 0, "off"
 			if on {
 				i, name = 1, "on"
 			}
+			stopProfile := startProfile(b, fmt.Sprintf("%s-%d.pprof", name, r+1))
+			before := received(g)
+			rps, perReq, also := wrk(duration)
+			stopProfile()
 			sum[i] += rps
 			cpuSum[i] += perReq
-			fmt.Printf("  round %d %-3s %9.0f req/s  %6.2f us CPU/request  (clicks received in the round: %d)\n",
-				r+1, name, rps, float64(perReq.Nanoseconds())/1e3, received(g)-before)
+			fmt.Printf("  round %d %-3s %9.0f req/s  %6.2f us CPU/request  (clicks received in the round: %d; %s)\n",
+				r+1, name, rps, float64(perReq.Nanoseconds())/1e3, received(g)-before, also)
 		}
 	}
 	set(false)
@@ -183,6 +199,48 @@ request = function() return wrk.format("GET", "/k" .. math.random(0, %d)) end
 	b.ReportMetric(off, "off-req/s")
 	b.ReportMetric(on, "on-req/s")
 	b.ReportMetric(on/off, "ratio")
+}
+
+// startProfile starts this process's CPU profile into name in the
+// directory CPUPROFILE names, and returns what stops it; without
+// CPUPROFILE it does nothing.
+func startProfile(b *testing.B, name string) (stop func()) {
+	dir := os.Getenv("CPUPROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// minorFaults is how many minor page faults this process has taken.
+func minorFaults(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Minflt
+}
+
+// loadAverage is the machine's one-minute load average ("?" unknown):
+// the benchmark shares the machine.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // processCPU is the user and system CPU time this process has used.

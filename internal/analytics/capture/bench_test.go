@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -55,4 +56,51 @@ func BenchmarkConsumer(b *testing.B) {
 	c.Drain()
 	_ = c.Finish(context.Background())
 	b.ReportMetric(float64(w.rows)/float64(b.N), "rows/click")
+}
+
+type countSink struct{ n int }
+
+func (s *countSink) Clicked(*analytics.Event) { s.n++ }
+
+// BenchmarkConsumerSinkOnly is the capture's CPU per click when its only
+// taker is a sink (webhooks' link.clicked without analytics: no store, no
+// visitor salts): ring, enrichment, the sink's call.
+func BenchmarkConsumerSinkOnly(b *testing.B) {
+	o := DefaultOptions()
+	o.WriterID = "bench"
+	ring := NewRing(o.RingSize)
+	sink := &countSink{}
+	c, err := NewWithOutputs(o, ring, fixedSalts{}, nil, sink)
+	if err != nil {
+		b.Fatal(err)
+	}
+	links := make([]*testLink, 10000)
+	for i := range links {
+		links[i] = &testLink{
+			ref:  analytics.LinkRef{UID: fmt.Sprint(i), Namespace: "bench", Name: fmt.Sprint("link-", i), Domain: "bench.kurz.test", Key: fmt.Sprint("k", i)},
+			dest: fmt.Sprintf("https://www.example.com/products/item-%d?ref=short&utm_source=kurz&utm_medium=link&utm_campaign=bench", i),
+		}
+	}
+	now := time.Now()
+	ip := netip.MustParseAddr("192.0.2.1")
+	ua, ref := []byte(desktopUA), []byte("https://news.example.com/today")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		k, v, _ := ring.Reserve()
+		k.Time, k.Link, k.IP = now, links[i%len(links)], ip
+		k.SetUA(ua)
+		k.SetReferer(ref)
+		k.SetQuery(nil)
+		k.SetCountry(nil)
+		ring.Commit(v)
+		i++
+		if ring.Len() >= ring.Cap() {
+			c.Drain()
+		}
+	}
+	c.Drain()
+	if sink.n != b.N {
+		b.Fatalf("the sink got %d clicks of %d", sink.n, b.N)
+	}
 }

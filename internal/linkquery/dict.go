@@ -57,6 +57,8 @@ type tagSet struct {
 	ids  []uint32
 	key  string // ids as bytes: the set's key in space.sets
 	refs int32
+	// members are the slots of the records with this set (members.go).
+	members []int32
 }
 
 // has reports whether the set holds id.

@@ -33,6 +33,9 @@ type space struct {
 	mu    sync.RWMutex
 	recs  []record
 	slots slots // uid -> index in recs
+	// pos is, by slot, the record's position in its tag set's members
+	// (members.go).
+	pos []int32
 	// domains gives hostnames ids (record.domain); tags gives tags ids,
 	// counting the links of each (GET /api/v1/tags), and sets holds the
 	// shared tag sets by key.
@@ -70,12 +73,17 @@ func (ix *Index) Upsert(l *kurzv1alpha1.Link) {
 	// keeps their ids.
 	r := ix.recordOf(sp, l)
 	if slot, ok := sp.slots.get(sp.recs, l.UID); ok {
+		sp.leave(slot)
 		sp.release(&sp.recs[slot])
 		sp.recs[slot] = r
+		sp.join(slot)
 		return
 	}
 	sp.recs = append(sp.recs, r)
-	sp.slots.add(l.UID, int32(len(sp.recs)-1))
+	sp.pos = append(sp.pos, 0)
+	slot := int32(len(sp.recs) - 1)
+	sp.slots.add(l.UID, slot)
+	sp.join(slot)
 }
 
 // Delete removes the record of l's uid (the rest of l may be stale).
@@ -91,17 +99,20 @@ func (ix *Index) Delete(l *kurzv1alpha1.Link) {
 	sp.mu.Lock()
 	slot, ok := sp.slots.get(sp.recs, l.UID)
 	if ok {
+		sp.leave(slot)
 		sp.release(&sp.recs[slot])
 		sp.slots.remove(l.UID, slot)
 		last := int32(len(sp.recs) - 1)
 		if slot != last {
 			sp.recs[slot] = sp.recs[last]
+			sp.moved(last, slot)
 			sp.slots.move(sp.recs[slot].obj.UID, last, slot)
 		}
 		sp.recs[last] = record{}
-		sp.recs = sp.recs[:last]
+		sp.recs, sp.pos = sp.recs[:last], sp.pos[:last]
 		if cap(sp.recs) > 64 && len(sp.recs) < cap(sp.recs)/4 {
 			sp.recs = append(make([]record, 0, 2*len(sp.recs)), sp.recs...)
+			sp.pos = append(make([]int32, 0, 2*len(sp.pos)), sp.pos...)
 		}
 	}
 	empty := len(sp.recs) == 0

@@ -32,7 +32,8 @@ func candOf(r *record, slot int32, by Field, asc bool) cand {
 	case ByLastClick:
 		v = uint64(r.lastClick)
 	}
-	c := cand{v: v, id: r.idPfx, slot: slot, longKey: r.flags&longKey != 0}
+	// Only a sort by key reads the keys of equal prefixes.
+	c := cand{v: v, id: r.idPfx, slot: slot, longKey: by == ByKey && r.flags&longKey != 0}
 	if !asc {
 		c.v, c.id = ^c.v, ^c.id
 	}

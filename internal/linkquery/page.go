@@ -83,21 +83,22 @@ func (ix *Index) scanTop(recs []record, m *matcher, by Field, o *order, k int) (
 		tops[w].cs = (*tops[w].buf)[:0:topBufLen(k)]
 	}
 	backwards := laterFirst(recs, by, o)
+	// Without filters every record matches: no call of match per record.
+	all := m.all
 	inParts(len(recs), workers, func(w, lo, hi int) {
 		t, n := &tops[w], 0
+		i, step, stop := lo, 1, hi
 		if backwards {
-			for i := hi - 1; i >= lo; i-- {
-				if r := &recs[i]; m.match(r) {
-					n++
-					t.add(candOf(r, int32(i), by, o.asc))
-				}
+			i, step, stop = hi-1, -1, lo-1
+		}
+		for ; i != stop; i += step {
+			r := &recs[i]
+			if !all && !m.match(r) {
+				continue
 			}
-		} else {
-			for i := lo; i < hi; i++ {
-				if r := &recs[i]; m.match(r) {
-					n++
-					t.add(candOf(r, int32(i), by, o.asc))
-				}
+			n++
+			if c := candOf(r, int32(i), by, o.asc); !t.full || !t.behind(&c) {
+				t.keep(c)
 			}
 		}
 		counts[w] = n
@@ -198,7 +199,7 @@ func scan(recs []record, m *matcher, by Field, asc bool, out []cand) []cand {
 	inParts(len(recs), workers, func(w, lo, hi int) {
 		p := out[lo:lo:hi]
 		for i := lo; i < hi; i++ {
-			if r := &recs[i]; m.match(r) {
+			if r := &recs[i]; m.all || m.match(r) {
 				p = append(p, candOf(r, int32(i), by, asc))
 			}
 		}

@@ -237,7 +237,12 @@ func (ix *Index) Query(namespace string, q Query, offset, limit int) (links []*k
 	if m.none {
 		return []*kurzv1alpha1.Link{}, 0
 	}
-	slots, total := ix.page(sp.recs, m, q.Sort, max(offset, 0), limit)
+	var slots []int32
+	if sets, ok := ix.tagged(sp, m); ok {
+		slots, total = ix.pageOf(sp.recs, sets, m, q.Sort, max(offset, 0), limit)
+	} else {
+		slots, total = ix.page(sp.recs, m, q.Sort, max(offset, 0), limit)
+	}
 	links = make([]*kurzv1alpha1.Link, len(slots))
 	for i, slot := range slots {
 		links[i] = sp.recs[slot].obj

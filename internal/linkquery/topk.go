@@ -32,10 +32,29 @@ func (t *topK) add(c cand) {
 	if t.full && !t.o.less(&c, &t.thr) {
 		return
 	}
+	t.keep(c)
+}
+
+// keep adds c, which comes before the threshold (or there is none yet).
+func (t *topK) keep(c cand) {
 	t.cs = append(t.cs, c)
 	if len(t.cs) == cap(t.cs) {
 		t.cut()
 	}
+}
+
+// behind reports whether c, offered to a full topK, comes after its
+// threshold: what a scan drops. The sort values and id prefixes decide it
+// inline, ties of the sort value too (a sort by clicks or last_click of
+// links never clicked is all ties); less decides the rest.
+func (t *topK) behind(c *cand) bool {
+	switch {
+	case c.v != t.thr.v:
+		return c.v > t.thr.v
+	case c.id != t.thr.id && !c.longKey && !t.thr.longKey:
+		return c.id > t.thr.id
+	}
+	return !t.o.less(c, &t.thr)
 }
 
 // cut keeps the k first of cs and makes the last of them the threshold.

@@ -35,14 +35,16 @@ func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
 		g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 		g.Eventually(readyOf(l), timeout, poll).ShouldNot(BeEmpty())
 	}
-	// The manager's cache holds all three links (Links are indexed by
+	links, err := fieldindex.NewLinks(ctx, mgr.GetCache())
+	g.Expect(err).NotTo(HaveOccurred())
+	// The manager's cache holds all three links (Links are found by
 	// domain per namespace only).
 	g.Eventually(func(g Gomega) int {
 		n := 0
 		for _, ns := range []string{nsV, nsB} {
-			var links kurzv1alpha1.LinkList
-			g.Expect(mgr.GetClient().List(ctx, &links, client.InNamespace(ns), client.MatchingFields{"spec.domain": hostname})).To(Succeed())
-			n += len(links.Items)
+			names, err := links.OnDomain(ns, hostname)
+			g.Expect(err).NotTo(HaveOccurred())
+			n += len(names)
 		}
 		return n
 	}, timeout, poll).Should(Equal(3))
@@ -54,8 +56,6 @@ func TestDomainEventsEnqueueOnlyAffectedLinks(t *testing.T) {
 		}
 		return out
 	}
-	links, err := fieldindex.NewLinks(ctx, mgr.GetCache())
-	g.Expect(err).NotTo(HaveOccurred())
 	r := &controllers.LinkReconciler{Client: mgr.GetClient(), Links: links}
 	// The first event of a hostname reconciles its owner's Links once.
 	g.Expect(names(r.LinksOfDomain(ctx, squat))).To(ConsistOf(nsB+"/x", nsV+"/a", nsV+"/b"))

@@ -67,7 +67,7 @@ func main() {
 		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
 			return watch.NewProxyWatcher(objs), nil
 		},
-	}, &kurzv1alpha1.Link{}, 0, toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc})
+	}, &kurzv1alpha1.Link{}, 0, toolscache.Indexers{}) // no namespace index: see internal/manager's informersWith
 	must(inf.SetTransform(cacheslim.Transform))
 	ctx := context.Background()
 	must(fieldindex.Setup(ctx, informers{inf}))

@@ -13,8 +13,10 @@ import (
 )
 
 const (
-	// Domain indexes Links and Domains by spec.domain: Domain changes reach
-	// their Links, hostname claims and key conflicts are found without a scan.
+	// Domain indexes Domains by spec.domain: hostname claims are found
+	// without a scan. Links are not indexed by it (a set entry per Link, for
+	// Domain events only): Links.OnDomain walks the domain's DomainKey
+	// buckets instead.
 	Domain = "spec.domain"
 	// DomainKey indexes Links by spec.domain and a bucket of spec.key (see
 	// DomainKeyOf); read it through Links.KeyPeers, which keeps the Links
@@ -83,12 +85,25 @@ func (ls *Links) KeyPeers(namespace, domain, key string) ([]kurzv1alpha1.Link, e
 	return peers, nil
 }
 
-// OnDomain returns the names of the Links of namespace on domain.
+// OnDomain returns the names of the Links of namespace on domain. It
+// looks up each of the domain's keyBuckets DomainKey values (a few
+// milliseconds, for a Domain event) rather than keep an index by domain
+// alone, whose set entry per Link would cost every replica about 35 bytes
+// per Link for those rare events.
 func (ls *Links) OnDomain(namespace, domain string) ([]string, error) {
 	var names []string
-	err := ls.each(Domain, namespace+"/"+domain, func(l *kurzv1alpha1.Link) { names = append(names, l.Name) })
-	if err != nil {
-		return nil, fmt.Errorf("list Links on %s: %w", domain, err)
+	prefix := namespace + "/" + domain + "/"
+	buf := make([]byte, 0, len(prefix)+4)
+	for b := range uint64(keyBuckets) {
+		buf = strconv.AppendUint(append(buf[:0], prefix...), b, 16)
+		err := ls.each(DomainKey, string(buf), func(l *kurzv1alpha1.Link) {
+			if string(l.Spec.Domain) == domain {
+				names = append(names, l.Name)
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list Links on %s: %w", domain, err)
+		}
 	}
 	return names, nil
 }
@@ -126,11 +141,11 @@ func (ls *Links) each(field, value string, f func(*kurzv1alpha1.Link)) error {
 //
 // controller-runtime's IndexField stores each value twice, for namespaced
 // and for cluster-wide queries: every Link would sit in two sets of each
-// index. kurz looks Links up only within a namespace (by domain, and by
-// domain and key, whose index has a value per bucket of keys:
-// DomainKeyOf), so on a cache (anything with GetInformer) the Link indexes
-// are registered with the namespaced value alone; a cluster-wide query on
-// them finds nothing. Domains, few, are also looked up across namespaces. (There is no index by uid: the API finds
+// index. kurz looks Links up only within a namespace (by domain and key,
+// whose index has a value per bucket of keys: DomainKeyOf; by domain
+// through those buckets), so on a cache (anything with GetInformer) the
+// Link index is registered with the namespaced value alone; a cluster-wide
+// query on it finds nothing. Domains, few, are also looked up across namespaces. (There is no index by uid: the API finds
 // objects by uid through its list index, internal/pagination.)
 func Setup(ctx context.Context, indexer client.FieldIndexer) error {
 	indexes := []struct {
@@ -139,9 +154,6 @@ func Setup(ctx context.Context, indexer client.FieldIndexer) error {
 		namespacedOnly bool
 		extract        client.IndexerFunc
 	}{
-		{&kurzv1alpha1.Link{}, Domain, true, func(o client.Object) []string {
-			return []string{string(o.(*kurzv1alpha1.Link).Spec.Domain)}
-		}},
 		{&kurzv1alpha1.Domain{}, Domain, false, func(o client.Object) []string {
 			return []string{string(o.(*kurzv1alpha1.Domain).Spec.Domain)}
 		}},

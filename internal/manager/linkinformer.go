@@ -27,13 +27,33 @@ type newInformerFunc = func(toolscache.ListerWatcher, runtime.Object, time.Durat
 // no label or field selector (nothing in the cache's ByObject or
 // DefaultNamespaces names them). Metadata-only and unstructured informers
 // of Links are not *Link and keep theirs.
+//
+// The Link informer also goes without the namespace index controller-runtime
+// gives every informer (a set entry per Link, about 40 bytes each): nothing
+// lists Links of a namespace through the cache without a field selector (the
+// API lists through its own index, internal/pagination; the controllers look
+// Links up by domain and key, internal/fieldindex). Such a list fails with
+// client-go's "Index with name namespace does not exist" rather than
+// answering wrong.
 func informersWith(links toolscache.ListerWatcher) newInformerFunc {
 	return func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 		if _, ok := obj.(*kurzv1alpha1.Link); ok {
 			lw = links
+			indexers = withoutIndex(indexers, toolscache.NamespaceIndex)
 		}
 		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
 	}
+}
+
+// withoutIndex is indexers less name, in a new map.
+func withoutIndex(indexers toolscache.Indexers, name string) toolscache.Indexers {
+	out := make(toolscache.Indexers, len(indexers))
+	for k, f := range indexers {
+		if k != name {
+			out[k] = f
+		}
+	}
+	return out
 }
 
 // linkListWatch lists and watches every Link as controller-runtime's typed

@@ -31,7 +31,8 @@ func (c listCounter) lw(name string, list runtime.Object) *toolscache.ListWatch 
 
 // TestInformersWithLinks: the informer of *Link lists and watches through
 // the Link ListerWatcher, every other kind (and metadata-only Links)
-// through controller-runtime's.
+// through controller-runtime's; only the Link informer goes without the
+// namespace index.
 func TestInformersWithLinks(t *testing.T) {
 	for _, tc := range []struct {
 		obj  runtime.Object
@@ -43,7 +44,15 @@ func TestInformersWithLinks(t *testing.T) {
 		{&metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}, "controller-runtime"},
 	} {
 		c := listCounter{lists: make(chan string, 16)}
-		inf := informersWith(c.lw("links", &kurzv1alpha1.LinkList{}))(c.lw("controller-runtime", tc.list), tc.obj, 0, toolscache.Indexers{})
+		indexers := toolscache.Indexers{toolscache.NamespaceIndex: toolscache.MetaNamespaceIndexFunc}
+		inf := informersWith(c.lw("links", &kurzv1alpha1.LinkList{}))(c.lw("controller-runtime", tc.list), tc.obj, 0, indexers)
+		_, hasNamespace := inf.GetIndexer().GetIndexers()[toolscache.NamespaceIndex]
+		if wantNamespace := tc.want != "links"; hasNamespace != wantNamespace {
+			t.Errorf("informer of %T has the namespace index: %v, want %v", tc.obj, hasNamespace, wantNamespace)
+		}
+		if len(indexers) != 1 {
+			t.Errorf("informersWith changed the indexers it was given: %v", indexers)
+		}
 		ctx, cancel := context.WithCancel(t.Context())
 		go inf.RunWithContext(ctx)
 		if got := <-c.lists; got != tc.want {

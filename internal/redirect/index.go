@@ -29,7 +29,10 @@ type Index struct {
 	wmu           sync.Mutex
 	domains       map[types.NamespacedName]*domainRec
 	domainsByHost map[string]map[types.NamespacedName]*domainRec
-	links         map[types.NamespacedName]*linkRec
+	// links is namespace -> name -> record: a map per namespace, whose
+	// entries (a name and a pointer, 24 bytes) are 16 bytes smaller than
+	// one map's by namespace and name; about 20 bytes per Link.
+	links map[string]map[string]*linkRec
 	// linksByHost is host -> key -> the claimants of all namespaces, a
 	// list through linkRec.next: nearly every key has one, and a slice
 	// per key cost 8 bytes more in the map and an allocation.
@@ -108,7 +111,7 @@ func NewIndex() *Index {
 		hosts:         map[string]*servedHost{},
 		domains:       map[types.NamespacedName]*domainRec{},
 		domainsByHost: map[string]map[types.NamespacedName]*domainRec{},
-		links:         map[types.NamespacedName]*linkRec{},
+		links:         map[string]map[string]*linkRec{},
 		linksByHost:   map[string]map[string]*linkRec{},
 		queue:         clicks.NewQueue(),
 	}
@@ -157,8 +160,7 @@ func hostOf(h kurzv1alpha1.Hostname) string {
 func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	id := types.NamespacedName{Namespace: l.Namespace, Name: l.Name}
-	old := ix.links[id]
+	old := ix.links[l.Namespace][l.Name]
 	// A status write (clicks, conditions) changes nothing the index holds,
 	// but the record is rebuilt all the same: the cache has replaced the
 	// object it was built from, and the record would keep that object's
@@ -177,7 +179,12 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 		key:    l.Spec.Key,
 	}
 	rec.entry = newEntry(l, rec, slot, ix.queue)
-	ix.links[id] = rec
+	names := ix.links[l.Namespace]
+	if names == nil {
+		names = map[string]*linkRec{}
+		ix.links[l.Namespace] = names
+	}
+	names[l.Name] = rec
 	keys := ix.linksByHost[rec.host]
 	if keys == nil {
 		keys = map[string]*linkRec{}
@@ -193,10 +200,12 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 
 // DeleteLink removes a Link.
 func (ix *Index) DeleteLink(id types.NamespacedName) {
-	deleteRec(ix, ix.links, id, func(old *linkRec) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	if old := ix.links[id.Namespace][id.Name]; old != nil {
 		ix.removeLink(old)
 		ix.refreshKey(old.host, old.key)
-	})
+	}
 }
 
 // deleteRec removes the record of id from recs (one of the index's maps),
@@ -210,7 +219,12 @@ func deleteRec[R any](ix *Index, recs map[types.NamespacedName]*R, id types.Name
 }
 
 func (ix *Index) removeLink(rec *linkRec) {
-	delete(ix.links, types.NamespacedName{Namespace: rec.namespace, Name: rec.name})
+	if names := ix.links[rec.namespace]; names != nil {
+		delete(names, rec.name)
+		if len(names) == 0 {
+			delete(ix.links, rec.namespace)
+		}
+	}
 	keys := ix.linksByHost[rec.host]
 	head := keys[rec.key]
 	if head == rec {
@@ -387,7 +401,7 @@ func (ix *Index) refreshKey(host, key string) {
 func (ix *Index) counterFor(l clicks.Link) *clicks.Counter {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	if rec := ix.links[types.NamespacedName{Namespace: l.Namespace, Name: l.Name}]; rec != nil && rec.entry.uid == l.UID {
+	if rec := ix.links[l.Namespace][l.Name]; rec != nil && rec.entry.uid == l.UID {
 		return rec.entry.slot.Counter(l)
 	}
 	return nil

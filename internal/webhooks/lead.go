@@ -48,8 +48,10 @@ func (d *Dispatcher) Lead(ctx context.Context) error {
 // inbox rather than dropping: it runs on its own goroutine.
 func (d *Dispatcher) replay(ctx context.Context, since time.Time) int {
 	r := replayer{d: d, ctx: ctx, since: since}
-	for _, ns := range d.webhookNamespaces() {
-		for _, l := range cachedIn[kurzv1alpha1.Link](d.links, ns) {
+	namespaces := d.webhookNamespaces()
+	links := linksIn(d.links, namespaces)
+	for _, ns := range namespaces {
+		for _, l := range links[ns] {
 			r.link(l)
 		}
 		for _, dm := range cachedIn[kurzv1alpha1.Domain](d.domains, ns) {
@@ -132,7 +134,30 @@ func (d *Dispatcher) webhookNamespaces() []string {
 	return out
 }
 
-// cachedIn returns the cached objects of namespace (read only).
+// linksIn returns the cached Links (read only) of namespaces, by
+// namespace, from one walk of the cache: the Link informer has no
+// namespace index (a set entry per Link, for this replay only; see
+// internal/manager's informersWith).
+func linksIn(ix toolscache.Indexer, namespaces []string) map[string][]*kurzv1alpha1.Link {
+	out := make(map[string][]*kurzv1alpha1.Link, len(namespaces))
+	if len(namespaces) == 0 {
+		return out
+	}
+	for _, ns := range namespaces {
+		out[ns] = nil
+	}
+	for _, o := range ix.List() {
+		if l, ok := o.(*kurzv1alpha1.Link); ok {
+			if ls, want := out[l.Namespace]; want {
+				out[l.Namespace] = append(ls, l)
+			}
+		}
+	}
+	return out
+}
+
+// cachedIn returns the cached objects of namespace (read only), through
+// the informer's namespace index (Domains'; Links have none: linksIn).
 func cachedIn[T any](ix toolscache.Indexer, namespace string) []*T {
 	objs, err := ix.ByIndex(toolscache.NamespaceIndex, namespace)
 	if err != nil {

@@ -21,7 +21,6 @@ type resource[T client.Object, V any] struct {
 	// writes tells when index holds a write (read-your-writes).
 	writes    *visibility.Tracker
 	newObject func() T
-	newList   func() client.ObjectList
 	notFound  func() *apiError
 	view      func(obj T, workspaceID string) V
 }
@@ -30,7 +29,6 @@ func linkResource() *resource[*kurzv1alpha1.Link, linkView] {
 	r := &resource[*kurzv1alpha1.Link, linkView]{
 		name:      "link",
 		newObject: func() *kurzv1alpha1.Link { return &kurzv1alpha1.Link{} },
-		newList:   func() client.ObjectList { return &kurzv1alpha1.LinkList{} },
 		notFound:  errLinkNotFound,
 		view:      newLinkView,
 	}
@@ -41,7 +39,6 @@ func domainResource() *resource[*kurzv1alpha1.Domain, domainView] {
 	r := &resource[*kurzv1alpha1.Domain, domainView]{
 		name:      "domain",
 		newObject: func() *kurzv1alpha1.Domain { return &kurzv1alpha1.Domain{} },
-		newList:   func() client.ObjectList { return &kurzv1alpha1.DomainList{} },
 		notFound:  errDomainNotFound,
 		view:      newDomainView,
 	}

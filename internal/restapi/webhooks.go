@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/pagination"
 )
@@ -26,7 +24,6 @@ func webhookResource() *resource[*kurzv1alpha1.Webhook, webhookView] {
 	r := &resource[*kurzv1alpha1.Webhook, webhookView]{
 		name:      "webhook",
 		newObject: func() *kurzv1alpha1.Webhook { return &kurzv1alpha1.Webhook{} },
-		newList:   func() client.ObjectList { return &kurzv1alpha1.WebhookList{} },
 		notFound:  errWebhookNotFound,
 		view:      newWebhookView,
 	}

@@ -60,21 +60,6 @@ func BenchmarkQueryScale(b *testing.B) {
 		{"state", Query{States: []State{StateActive}}},
 		{"exclude_tag-updated", Query{ExcludeTags: []string{"bench-tag"}, Sort: Sort{By: ByUpdated}}},
 	} {
-		_, total := ix.Query("bench", bc.q, 0, 25)
-		for _, page := range []struct {
-			name   string
-			offset int
-		}{{"first", 0}, {"last", max(0, (total-1)/25*25)}} {
-			b.Run(bc.name+"/"+page.name, func(b *testing.B) {
-				b.ReportAllocs()
-				cpu := cpuTime()
-				for b.Loop() {
-					if _, n := ix.Query("bench", bc.q, page.offset, 25); n != total {
-						b.Fatalf("total %d, want %d", n, total)
-					}
-				}
-				reportCPU(b, cpu)
-			})
-		}
+		benchPages(b, ix, bc.name, bc.q)
 	}
 }

@@ -26,16 +26,7 @@ func TestConsoleKeyboardAnalytics(t *testing.T) {
 	atEachWidth(t, func(t *testing.T, ctx context.Context) {
 		g := NewWithT(t)
 		w, host := newWorkspaceWithDomain(t)
-		l := w.createLink(t, map[string]any{"domain": host, "key": "kbd", "url": "https://example.com/kbd"})
-		id, link := l["id"].(string), l["link"].(string)
-		// 3 clicks from Germany 49 hours ago, 2 from France 3 hours ago:
-		// 5 in 7 days, 2 in 24 hours, and in yesterday-to-today.
-		now := time.Now().UTC().Truncate(time.Minute)
-		ref := analytics.LinkRef{UID: id, Namespace: w.ns, Name: "kbd", Domain: host, Key: "kbd"}
-		g.Expect(analyticsStore.Write(context.Background(), analytics.Batch{ID: "keyboard-" + w.ns, Events: []analytics.Event{
-			{Time: now.Add(-49 * time.Hour), Link: ref, Visitor: 1, Device: analytics.DeviceDesktop, Country: "DE", Clicks: 3},
-			{Time: now.Add(-3 * time.Hour), Link: ref, Visitor: 2, Device: analytics.DeviceMobile, Country: "FR", Clicks: 2},
-		}})).To(Succeed())
+		link := linkWithClicks(t, w, host, "kbd")
 		press := browser.Press
 		totalIs := func(n string) chromedp.Action[chromedp.Void] {
 			return waitTrue(`document.querySelector('[data-test=total-clicks]')?.textContent === '` + n + `'`)
@@ -135,4 +126,21 @@ func TestConsoleKeyboardAnalytics(t *testing.T) {
 			"link "+link, // never clicked by the store's reckoning: idle
 		), "the stops after the title")
 	})
+}
+
+// linkWithClicks creates the link key on host in w and writes its clicks
+// to the analytics store: 3 from Germany 49 hours ago, 2 from France 3
+// hours ago (5 in 7 days, 2 in 24 hours and in yesterday-to-today). It
+// returns the link's short URL.
+func linkWithClicks(t *testing.T, w *workspace, host, key string) string {
+	t.Helper()
+	l := w.createLink(t, map[string]any{"domain": host, "key": key, "url": "https://example.com/" + key})
+	id := l["id"].(string)
+	now := time.Now().UTC().Truncate(time.Minute)
+	ref := analytics.LinkRef{UID: id, Namespace: w.ns, Name: key, Domain: host, Key: key}
+	NewWithT(t).Expect(analyticsStore.Write(context.Background(), analytics.Batch{ID: key + "-" + w.ns, Events: []analytics.Event{
+		{Time: now.Add(-49 * time.Hour), Link: ref, Visitor: 1, Device: analytics.DeviceDesktop, Country: "DE", Clicks: 3},
+		{Time: now.Add(-3 * time.Hour), Link: ref, Visitor: 2, Device: analytics.DeviceMobile, Country: "FR", Clicks: 2},
+	}})).To(Succeed())
+	return l["link"].(string)
 }

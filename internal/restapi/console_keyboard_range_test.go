@@ -1,14 +1,12 @@
 package restapi
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/gomega"
 
-	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/testenv"
 	"github.com/kurz-dev/kurz/internal/testenv/browser"
 )
@@ -25,16 +23,7 @@ func TestConsoleKeyboardRangeQuickly(t *testing.T) {
 	g := NewWithT(t)
 	ctx := newBrowser(t, 1280)
 	w, host := newWorkspaceWithDomain(t)
-	l := w.createLink(t, map[string]any{"domain": host, "key": "quick", "url": "https://example.com/quick"})
-	id, link := l["id"].(string), l["link"].(string)
-	// 3 clicks 49 hours ago, 2 clicks 3 hours ago: 2 in 24 hours, 5 in
-	// every longer range.
-	now := time.Now().UTC().Truncate(time.Minute)
-	ref := analytics.LinkRef{UID: id, Namespace: w.ns, Name: "quick", Domain: host, Key: "quick"}
-	g.Expect(analyticsStore.Write(context.Background(), analytics.Batch{ID: "quick-" + w.ns, Events: []analytics.Event{
-		{Time: now.Add(-49 * time.Hour), Link: ref, Visitor: 1, Device: analytics.DeviceDesktop, Country: "DE", Clicks: 3},
-		{Time: now.Add(-3 * time.Hour), Link: ref, Visitor: 2, Device: analytics.DeviceMobile, Country: "FR", Clicks: 2},
-	}})).To(Succeed())
+	link := linkWithClicks(t, w, host, "quick")
 	press := browser.Press
 
 	keyboardSignIn(t, ctx, analyticsURL, w.viewer.token)

@@ -311,9 +311,10 @@ func queries(ctx context.Context, s analytics.Reader, g *synth.Generator, n int,
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	// The first query on a new connection pays for the server's catalog
-	// caches (PostgreSQL: every partition's relcache entry, about 100 ms
-	// here); a replica's pool keeps its connections, so the runs below are
-	// of warm ones, and this first query is reported on its own.
+	// caches (PostgreSQL: every partition's relcache entry, 60-130 ms
+	// here); a replica's pool keeps its connections (up to 30 minutes),
+	// so the runs below are of a warm one, and this first query is
+	// reported on its own.
 	for _, k := range kinds {
 		if only.MatchString(k.name) {
 			t0 := time.Now()

@@ -127,24 +127,6 @@ func TestStatementTimeoutIsTheServers(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring("statement timeout")))
 }
 
-// Queries are planned for their own range (their partitions), never by
-// a generic plan; a URL that sets plan_cache_mode keeps its own.
-func TestQueriesPlannedEachTime(t *testing.T) {
-	g := NewWithT(t)
-	url := testenv.Postgres(t)
-	mode := func(s *Store) string {
-		var m string
-		g.Expect(s.pool.QueryRow(context.Background(), "SHOW plan_cache_mode").Scan(&m)).To(Succeed())
-		return m
-	}
-	g.Expect(mode(openTest(t, options(url, storetest.DefaultOptions()), day0))).To(Equal("force_custom_plan"))
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	g.Expect(mode(openTest(t, options(url+sep+"plan_cache_mode=auto", storetest.DefaultOptions()), day0))).To(Equal("auto"))
-}
-
 // Retention drops whole partitions; a late event for a dropped day is left
 // out rather than re-creating its partition or touching its rollups.
 func TestRetentionDropsPartitions(t *testing.T) {

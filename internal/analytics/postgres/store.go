@@ -61,15 +61,6 @@ func open(ctx context.Context, opts Options, version int) (*Store, error) {
 	// A session that died inside a transaction releases its locks soon.
 	rp["idle_in_transaction_session_timeout"] = "60000"
 	rp["timezone"] = "UTC"
-	// pgx prepares every statement, and after five runs PostgreSQL may
-	// switch a prepared statement to a generic plan: for these queries,
-	// whose ranges pick the partitions, a generic plan keeps every
-	// partition and prunes at run time, and building it once took 100 ms
-	// beside 5 ms queries (bench-analytics' one-link series: p99 26–36 ms,
-	// max 130–166 ms; planned each time, 14–16 and 14–17 ms).
-	if rp["plan_cache_mode"] == "" {
-		rp["plan_cache_mode"] = "force_custom_plan"
-	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("analytics store %s: %w", Redacted(opts.URL), err)

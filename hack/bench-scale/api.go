@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"time"
 )
@@ -106,16 +107,12 @@ func (a apiClient) time(r *results, name string, samples int, next func(i int) (
 	return nil
 }
 
-// measureAPI times, one request at a time: the first, middle and last page
-// of the link list and a show; filters, sorts and a search (first and
-// last page of each); a lookup by domain and key; the tags; and bulk
-// requests of 100 links. It first tags 1 000 links through the bulk API
-// (the loaded links have no tags), and deletes what it created.
-func measureAPI(ctx context.Context, c config, m *managerProc, probe *tailProbe, token string, r *results) error {
+// measureAPI times the API's reads and its bulk writes, one request at a
+// time. It first tags 1 000 links through the bulk API (the loaded links
+// have no tags), then runs the reads (readRound) and bulk creates and
+// deletes of 100 links, and deletes what it created.
+func measureAPI(ctx context.Context, c config, m *managerProc, probe *tailProbe, token, managerLog string, r *results) error {
 	a := apiClient{ctx: ctx, base: "http://" + m.api + "/api/v1", token: token, probe: probe}
-	get := func(path string) func(int) (string, string, any) {
-		return func(int) (string, string, any) { return http.MethodGet, path, nil }
-	}
 	first, err := a.list("/links?page=1")
 	if err != nil {
 		return err
@@ -123,20 +120,15 @@ func measureAPI(ctx context.Context, c config, m *managerProc, probe *tailProbe,
 	if len(first.Data) == 0 {
 		return fmt.Errorf("page 1 is empty")
 	}
-	last, middle := first.Meta.LastPage, max(first.Meta.LastPage/2, 1)
-	for _, t := range []struct{ name, path string }{
-		{"list page 1", "/links?page=1"},
-		{fmt.Sprintf("list page %d (middle)", middle), fmt.Sprintf("/links?page=%d", middle)},
-		{fmt.Sprintf("list page %d (last)", last), fmt.Sprintf("/links?page=%d", last)},
-		{"show", "/links/" + first.Data[0].ID},
-	} {
-		if err := a.time(r, t.name, c.apiSamples, get(t.path)); err != nil {
-			return err
-		}
-	}
-
 	if err := tagLinks(a, r, min(1000, c.n)); err != nil {
 		return err
+	}
+	last, middle := first.Meta.LastPage, max(first.Meta.LastPage/2, 1)
+	figs := []*readFigure{
+		readOf("list page 1", "/links?page=1"),
+		readOf(fmt.Sprintf("list page %d (middle)", middle), fmt.Sprintf("/links?page=%d", middle)),
+		readOf(fmt.Sprintf("list page %d (last)", last), fmt.Sprintf("/links?page=%d", last)),
+		readOf("show", "/links/"+first.Data[0].ID),
 	}
 	for _, q := range []string{
 		"tag=bench-tag", "sort=key", "sort=-clicks", "sort=last_click", "state=active",
@@ -146,21 +138,28 @@ func measureAPI(ctx context.Context, c config, m *managerProc, probe *tailProbe,
 		if err != nil {
 			return err
 		}
-		for _, page := range []int{1, p.Meta.LastPage} {
+		for _, page := range slices.Compact([]int{1, max(p.Meta.LastPage, 1)}) {
 			name := fmt.Sprintf("links?%s page %d of %d (%d links)", q, page, p.Meta.LastPage, p.Meta.Total)
-			if err := a.time(r, name, c.apiSamples, get(fmt.Sprintf("/links?%s&page=%d", q, page))); err != nil {
-				return err
-			}
+			figs = append(figs, readOf(name, fmt.Sprintf("/links?%s&page=%d", q, page)))
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	if err := a.time(r, "lookup by domain and key", c.apiSamples, func(int) (string, string, any) {
-		return http.MethodGet, "/links/lookup?" + url.Values{"domain": {host}, "key": {linkKey(rng.IntN(c.n))}}.Encode(), nil
-	}); err != nil {
+	figs = append(figs, &readFigure{name: "lookup by domain and key", path: func() string {
+		return "/links/lookup?" + url.Values{"domain": {host}, "key": {linkKey(rng.IntN(c.n))}}.Encode()
+	}}, readOf("tags", "/tags?sort=count"))
+	var traced func() error
+	if c.apiTrace > 0 {
+		traced = startTrace(ctx, m, c.apiTrace, filepath.Join(c.outDir, "api-trace.out"))
+	}
+	if err := readRound(a, c, figs, managerLog, r); err != nil {
 		return err
 	}
-	if err := a.time(r, "tags", c.apiSamples, get("/tags?sort=count")); err != nil {
-		return err
+	if traced != nil {
+		if err := traced(); err != nil {
+			logf("api trace: %v", err)
+		} else {
+			logf("api trace: %s", filepath.Join(c.outDir, "api-trace.out"))
+		}
 	}
 	return bulkCreateDelete(a, r, 5)
 }

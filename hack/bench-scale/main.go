@@ -68,6 +68,8 @@ type config struct {
 	settle           time.Duration
 	serveTimeout     time.Duration
 	apiSamples       int
+	apiDuration      time.Duration
+	apiTrace         time.Duration
 	loadTime         time.Duration
 	conns            int
 	restart          bool
@@ -119,7 +121,9 @@ func main() {
 	flag.BoolVar(&c.controlPlaneOnly, "control-plane-only", false, "After loading, measure kube-apiserver and etcd alone (RSS, Link list latency) and start no manager.")
 	flag.BoolVar(&c.statusFloor, "status-floor", false, "After loading, start no manager: write every Link's status once from bench-scale itself (the Link controller's first patch, no client rate limit) with two informers watching, and report the time and CPU per Link, the control plane's floor under any settle. Needs unreconciled Links (a copy of a -load-only directory).")
 	flag.IntVar(&c.floorWorkers, "floor-workers", 16, "Concurrent status writes of -status-floor (kurz manager's --link-workers is 16).")
-	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API latency figure.")
+	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API read figure at least (the reads take turns until -api-duration has passed and each has this many).")
+	flag.DurationVar(&c.apiDuration, "api-duration", time.Minute, "How long the API's read figures take turns, one request of each after the other, one at a time: long enough for several of the manager's collections.")
+	flag.DurationVar(&c.apiTrace, "api-trace", 0, "Record a runtime execution trace of the manager for this long from the start of the API's read figures, into api-trace.out in -out (0: none).")
 	flag.DurationVar(&c.loadTime, "redirect-duration", 5*time.Second, "Duration of the redirect throughput run.")
 	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
 	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")

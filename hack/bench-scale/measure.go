@@ -82,7 +82,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	}
 	r.loadAtAPI = uptime()
 	probe := &tailProbe{ctx: ctx, metrics: "http://" + m.metrics + "/metrics", started: m.started, kurz: m.cmd.Process.Pid, apiServer: apiPID, etcd: etcdPID}
-	if err := measureAPI(ctx, c, m, probe, strings.TrimSpace(string(token)), r); err != nil {
+	if err := measureAPI(ctx, c, m, probe, strings.TrimSpace(string(token)), filepath.Join(c.outDir, "manager-1.log"), r); err != nil {
 		return err
 	}
 	r.loadAtRedirect = uptime()

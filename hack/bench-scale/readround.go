@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// readFigure is one read of the API, repeated through a readRound.
+type readFigure struct {
+	name string
+	path func() string // the next request's path under /api/v1
+	// lat and at are each request's latency and its start since the
+	// manager's.
+	lat, at []time.Duration
+}
+
+func readOf(name, path string) *readFigure {
+	return &readFigure{name: name, path: func() string { return path }}
+}
+
+// readRound sends the figures' requests in turn, one at a time, one of
+// each figure after the other, until c.apiDuration has passed and every
+// figure has c.apiSamples requests; then adds each figure's p50, p99 and
+// max to r.
+//
+// Taking turns is what makes a p99 the replica's: the collector marks the
+// heap every few seconds under these requests (each allocates a few KB),
+// for a few hundred ms, and a request inside a mark can wait for a mark
+// worker's time slice. Two hundred requests of one figure in a row take
+// under a second, so whether they met a mark was chance, and it decided
+// their p99: the third slowest. In turns over a minute every figure meets
+// the marks in the share they have of the replica's time.
+//
+// With GODEBUG=gctrace=1 in the manager's environment (-manager-env), it
+// logs how many requests over slowRequest overlapped a collection, read
+// from the manager's log at managerLog.
+func readRound(a apiClient, c config, figs []*readFigure, managerLog string, r *results) error {
+	var before tailSample
+	if a.probe != nil {
+		before = a.probe.sample()
+	}
+	begin := time.Now()
+	for turn := 0; time.Since(begin) < c.apiDuration || turn < c.apiSamples; turn++ {
+		for _, f := range figs {
+			path := f.path()
+			start := time.Now()
+			if _, err := a.call(http.MethodGet, path, nil); err != nil {
+				return err
+			}
+			f.lat = append(f.lat, time.Since(start))
+			if a.probe != nil {
+				f.at = append(f.at, start.Sub(a.probe.started))
+			}
+		}
+	}
+	wall := time.Since(begin)
+	if a.probe != nil {
+		a.probe.report(fmt.Sprintf("read round, %d figures in turns", len(figs)), before, a.probe.sample(), nil)
+		reportMarks(a.probe, figs, managerLog, begin, wall)
+	}
+	for _, f := range figs {
+		lat := slices.Sorted(slices.Values(f.lat))
+		r.api = append(r.api, apiFigure{name: fmt.Sprintf("%s (%d requests)", f.name, len(lat)), p50: pctl(lat, 0.50), p99: pctl(lat, 0.99), max: lat[len(lat)-1]})
+	}
+	return nil
+}
+
+// reportMarks logs, for the round and for each figure with requests over
+// slowRequest, how many of those overlapped a collection of the manager.
+func reportMarks(p *tailProbe, figs []*readFigure, managerLog string, begin time.Time, wall time.Duration) {
+	marks, err := readGCMarks(managerLog)
+	if err != nil {
+		logf("read round: collections: %v", err)
+		return
+	}
+	from := begin.Sub(p.started)
+	n, covered := marked(marks, from, from+wall)
+	requests, slow, slowInMark := 0, 0, 0
+	for _, f := range figs {
+		s, sm := 0, 0
+		for i, d := range f.lat {
+			if d <= slowRequest {
+				continue
+			}
+			s++
+			if during(marks, f.at[i], d) {
+				sm++
+			}
+		}
+		requests += len(f.lat)
+		slow += s
+		slowInMark += sm
+		if s > 0 {
+			logf("read round %q: %d of %d requests over %s, %d of them during a collection", f.name, s, len(f.lat), slowRequest, sm)
+		}
+	}
+	if len(marks) == 0 {
+		logf("read round: no collection in the manager's log (run with -manager-env GODEBUG=gctrace=1 to see them)")
+	}
+	logf("read round: %.1f s, %d requests, %d over %s (%d during a collection); %d collections marked for %.1f s (%.1f%% of the round)",
+		wall.Seconds(), requests, slow, slowRequest, slowInMark, n, covered.Seconds(), 100*covered.Seconds()/wall.Seconds())
+}

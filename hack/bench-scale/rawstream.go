@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/kurz-dev/kurz/internal/devenv"
 )
 
 // initialEventsEnd is what ends a watch-list's initial events: a BOOKMARK
@@ -66,4 +68,27 @@ func rawWatchList(ctx context.Context, cfg *rest.Config) (time.Duration, int64, 
 			return 0, n, err
 		}
 	}
+}
+
+// streamFloor reads every Link's watch-list and discards it, the floor
+// under a replica's start (issue 31 measures a start against it in the
+// same run), and logs it; 0 when it failed.
+func streamFloor(ctx context.Context, c config, env *devenv.Env) time.Duration {
+	sctx, cancel := context.WithTimeout(ctx, c.serveTimeout)
+	defer cancel()
+	d, n, err := rawWatchList(sctx, env.Config())
+	if err != nil {
+		logf("stream floor: %v (load %s)", err, uptime())
+		return 0
+	}
+	logf("stream floor: every Link's watch-list, %d MiB, read and discarded in %s (load %s)", n>>20, secs(d), uptime())
+	return d
+}
+
+// ofFloor is the start against the stream floor measured before it.
+func (f startFigures) ofFloor() string {
+	if f.floor <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %.2f× the stream floor of %s measured just before", f.served.Seconds()/f.floor.Seconds(), secs(f.floor))
 }

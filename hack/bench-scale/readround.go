@@ -97,7 +97,8 @@ func reportMarks(p *tailProbe, figs []*readFigure, managerLog string, begin time
 		}
 	}
 	if len(marks) == 0 {
-		logf("read round: no collection in the manager's log (run with -manager-env GODEBUG=gctrace=1 to see them)")
+		logf("read round: %.1f s, %d requests, %d over %s; no collection in the manager's log (run with -manager-env GODEBUG=gctrace=1 to match them)", wall.Seconds(), requests, slow, slowRequest)
+		return
 	}
 	logf("read round: %.1f s, %d requests, %d over %s (%d during a collection); %d collections marked for %.1f s (%.1f%% of the round)",
 		wall.Seconds(), requests, slow, slowRequest, slowInMark, n, covered.Seconds(), 100*covered.Seconds()/wall.Seconds())

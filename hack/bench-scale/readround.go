@@ -92,8 +92,11 @@ func reportMarks(p *tailProbe, figs []*readFigure, managerLog string, begin time
 		requests += len(f.lat)
 		slow += s
 		slowInMark += sm
-		if s > 0 {
+		switch {
+		case s > 0 && len(marks) > 0:
 			logf("read round %q: %d of %d requests over %s, %d of them during a collection", f.name, s, len(f.lat), slowRequest, sm)
+		case s > 0:
+			logf("read round %q: %d of %d requests over %s", f.name, s, len(f.lat), slowRequest)
 		}
 	}
 	if len(marks) == 0 {

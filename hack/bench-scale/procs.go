@@ -3,9 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,27 +127,7 @@ func cpuSeconds(pid int) float64 {
 // saveHeapProfile fetches a heap profile (after a GC) from the manager's
 // pprof endpoint into path and returns `go tool pprof -top` of it.
 func saveHeapProfile(ctx context.Context, m *managerProc, path string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+m.pprof+"/debug/pprof/heap?gc=1", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("heap profile: %s", resp.Status)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		_ = f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
+	if err := saveURL(ctx, "http://"+m.pprof+"/debug/pprof/heap?gc=1", path); err != nil {
 		return "", err
 	}
 	out, err := exec.CommandContext(ctx, "go", "tool", "pprof", "-top", "-sample_index=inuse_space", path).CombinedOutput()
@@ -165,26 +144,13 @@ func startCPUProfile(ctx context.Context, m *managerProc, d time.Duration, path 
 // startCPUProfileAfter is startCPUProfile beginning after delay.
 func startCPUProfileAfter(ctx context.Context, m *managerProc, delay, d time.Duration, path string) func() string {
 	return profileLater(ctx, delay, "cpu profile", path, func() error {
-		var resp *http.Response
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", m.pprof, int(d.Seconds()))
 		var err error
 		for range 100 { // until the profiler listens
-			resp, err = http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", m.pprof, int(d.Seconds())))
-			if err == nil {
-				break
+			if err = saveURL(ctx, url, path); !errors.Is(err, syscall.ECONNREFUSED) {
+				return err
 			}
 			time.Sleep(20 * time.Millisecond)
-		}
-		if err != nil {
-			return err
-		}
-		defer func() { _ = resp.Body.Close() }()
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(f, resp.Body)
-		if cerr := f.Close(); err == nil {
-			err = cerr
 		}
 		return err
 	})

@@ -24,13 +24,16 @@ import (
 // verbosity (--zap-log-level=10: each V(n) line of the manager is written).
 // A person signs in through the form (a token kube-apiserver refuses first:
 // the wrong audience), then uses the console: a link through the form (a
-// bad URL first), a write without the CSRF header, the link's page and its
-// QR code, a reload (the session is read again), sign out. A client then
+// bad URL first), a write without the CSRF header, the link's page, its
+// analytics and its QR code, a reload (the session is read again), the
+// Domains and Analytics pages, sign out. A client then
 // replays the cookie, tampered with, and the refused token. Afterwards
 // neither token, nor any part of one that would identify it (the claims,
 // the signature), nor the session cookie's value, nor the session's CSRF
 // secret, is in anything kurz dev wrote (stdout, stderr, the control
-// plane's log files in its data dir), nor in any URL the browser asked for.
+// plane's log files in its data dir), nor in any URL the browser asked for;
+// and every one of those URLs, over all the console's pages, is kurz's own
+// (no external network requests).
 func TestConsoleSecretsNotLogged(t *testing.T) {
 	browser.Chromium(t) // first: skip before starting kurz dev
 	g := NewWithT(t)
@@ -96,7 +99,23 @@ func TestConsoleSecretsNotLogged(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS(`dialog`)),
 		chromedp.Reload(),
 		chromedp.WaitVisible(chromedp.CSS(`[data-test=link-fields]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-test=total-clicks]`)),
+		chromedp.Click(chromedp.CSS(`#nav a[href="#/domains"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`li[data-domain="`+host+`"]`)),
+		chromedp.Click(chromedp.CSS(`#nav a[href="#/analytics"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-test=total-clicks]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-test=idle-links]`)),
 	)
+	// Every page the console has was drawn: it asked nothing of another
+	// origin (no font, script or chart library from elsewhere).
+	requested := urls.list()
+	g.Expect(requested).NotTo(BeEmpty())
+	for _, u := range requested {
+		if !strings.HasPrefix(u, "blob:"+base+"/") && !strings.HasPrefix(u, "data:") {
+			g.Expect(u).To(HavePrefix(base+"/"), "a request to another origin")
+		}
+	}
+	t.Logf("FIGURE console: %d requests, all to %s", len(requested), base)
 	g.Expect(csrf).NotTo(BeEmpty(), "the session's CSRF secret")
 	g.Expect(forged).To(Equal(http.StatusForbidden), "a write without the CSRF header")
 	consoleSignOut(t, ctx)

@@ -133,8 +133,23 @@ lint-openapi: $(SPECTRAL) ## Lint internal/restapi/openapi.json with Spectral's 
 ##@ Test
 
 .PHONY: test
-test: manifests generate fmt vet control-plane ## Regenerate, format and vet, then run every test against a real kube-apiserver and etcd.
+test: manifests generate fmt vet control-plane console-browser ## Regenerate, format and vet, then run every test against a real kube-apiserver and etcd.
 	$(GO) test -timeout $(TEST_TIMEOUT) ./...
+
+# The console's browser tests need Chromium (Debian's package: root and
+# apt, so make only finds it) and axe-core (npm, pinned: installed here when
+# npm is there). go test hides a skip's reason without -v, so this says up
+# front what will skip and how to get it.
+.PHONY: console-browser
+console-browser: ## Find Chromium and install axe-core (with npm) for the console's browser tests; say what will skip when either cannot be had.
+	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || command -v headless-shell >/dev/null; then \
+		echo "console browser tests: using $$(command -v chromium || command -v chromium-browser || command -v google-chrome || command -v headless-shell)"; \
+	else \
+		echo "console browser tests: no Chromium on PATH: they will SKIP (apt-get install chromium)" >&2; \
+	fi
+	@if [ -e $(AXE) ]; then :; elif command -v npm >/dev/null; then $(MAKE) --no-print-directory axe; else \
+		echo "console browser tests: no npm to install axe-core (make axe): their accessibility checks will SKIP" >&2; \
+	fi
 
 .PHONY: console-screenshots
 console-screenshots: control-plane axe ## Regenerate docs/console/*.png: the console's browser tests in Chromium, saving their screenshots.

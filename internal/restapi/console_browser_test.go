@@ -23,14 +23,18 @@ func TestConsoleEditor(t *testing.T) {
 	ctx := newBrowser(t, 1280) // first: it skips without Chromium
 	w, host := newWorkspaceWithDomain(t)
 
-	// A refused token stays on the sign-in page, with the reason beside it.
+	// The sign-in page shows how to make a token; a refused token stays
+	// on it, with the reason beside it.
+	var howTo string
 	run(t, ctx, "a bad token",
 		chromedp.Navigate(baseURL+"/console/"),
 		chromedp.WaitVisible(chromedp.CSS(`#token`)),
+		into(chromedp.Text(chromedp.CSS(`form[data-test=signin] pre code`)), &howTo),
 		chromedp.SetValue(chromedp.CSS(`#token`), "a.b.c"),
 		chromedp.Click(chromedp.CSS(`form[data-test=signin] button[type=submit]`)),
 		waitTrue(`document.querySelector('#err-token').textContent.includes('refused')`),
 	)
+	g.Expect(howTo).To(MatchRegexp(`^kubectl create token \S+ -n \S+ --audience kurz\b`), "the line that makes a token for the console")
 	look(t, ctx, "signin")
 	signIn(t, ctx, w.editor.token)
 	run(t, ctx, "an empty list", chromedp.WaitVisible(chromedp.CSS(`[data-test=no-links]`)))

@@ -18,7 +18,8 @@ import (
 // the dialog opens with the focus inside and keeps it there, its Download
 // saves the API's PNG, Close gives the focus back to the button that
 // opened it; Next and Previous are links of a navigation named "Pages",
-// each page drawn with its title focused, and nothing scrolls sideways.
+// the current page is marked aria-current=page and is no link, each page
+// drawn with its title focused, and nothing scrolls sideways.
 func TestConsoleKeyboardQRAndPager(t *testing.T) {
 	testenv.Need(t)
 	atEachWidth(t, func(t *testing.T, ctx context.Context) {
@@ -83,10 +84,12 @@ func TestConsoleKeyboardQRAndPager(t *testing.T) {
 			}
 		}
 		g.Expect(ax.Names("link")).To(ContainElements("Page 2", "Next"), "the other page's link says what it is")
+		g.Expect(pagerCurrent(t, ctx, ax)).To(Equal("1"), "a screen reader hears page 1 is the current one")
 		run(t, ctx, "Enter on Next", press(browser.KeyEnter), waitTrue(rowCount(1)),
 			waitTrue(`location.hash.includes('page=2')`), titleFocused("Links"),
 			waitTrue(`document.querySelector('tr[data-key=p00]') !== null`))
 		fitsWidth(t, ctx, "the second page")
+		g.Expect(pagerCurrent(t, ctx, browser.AXTree(t, ctx))).To(Equal("2"), "the mark moved to page 2")
 		f = browser.TabTo(t, ctx, "Previous", 20)
 		g.Expect(f.Role).To(Equal("link"))
 		f = browser.Stop(t, ctx, "Tab past Previous", press(browser.KeyTab))
@@ -97,4 +100,48 @@ func TestConsoleKeyboardQRAndPager(t *testing.T) {
 		f = browser.TabTo(t, ctx, "Next", 120)
 		g.Expect(f.OnScreen).To(BeTrue())
 	})
+}
+
+// pagerCurrent returns the text of the one node of the "Pages" navigation
+// in the accessibility tree ax whose element says aria-current=page, and
+// checks it is text, not a link or a stop of the Tab key (a link to the
+// page one is on would be a dead stop). The mark is read off the node's
+// element: Chromium's Accessibility domain has no property for
+// aria-current (browser.DOMAttributes says why), but it keeps the marked
+// element as a node of its own, which an unmarked span is not.
+func pagerCurrent(t *testing.T, ctx context.Context, ax *browser.AXNode) string {
+	t.Helper()
+	var pager *browser.AXNode
+	for _, n := range ax.Find("navigation") {
+		if n.Name == "Pages" {
+			pager = n
+		}
+	}
+	if pager == nil {
+		t.Fatal("no navigation named Pages in the accessibility tree")
+	}
+	var marked []*browser.AXNode
+	var walk func(*browser.AXNode)
+	walk = func(n *browser.AXNode) {
+		for _, c := range n.Children {
+			if !c.Ignored && c.Role != "StaticText" && c.Role != "InlineTextBox" && c.DOMNode != 0 {
+				if v, ok := browser.DOMAttributes(t, ctx, c)["aria-current"]; ok {
+					if v != "page" {
+						t.Errorf("the pager's %s %q says aria-current=%q, not page", c.Role, c.Text(), v)
+					}
+					marked = append(marked, c)
+				}
+			}
+			walk(c)
+		}
+	}
+	walk(pager)
+	if len(marked) != 1 {
+		t.Fatalf("the pager %q has %d nodes marked aria-current, want 1", pager.Text(), len(marked))
+	}
+	cur := marked[0]
+	if cur.Role == "link" || cur.Props["focusable"] == "true" {
+		t.Errorf("the current page is a %s (focusable %q): it should be text", cur.Role, cur.Props["focusable"])
+	}
+	return cur.Text()
 }

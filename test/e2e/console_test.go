@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,9 +25,10 @@ const (
 )
 
 // TestConsole is issue 30's browser test against bin/kurz dev: a person
-// with .kurz/token and headless Chromium signs in through the form (a
-// refused token first), adds a domain and edits it, creates a link (a bad
-// URL first, refused beside its field), searches and filters, opens the
+// with .kurz/token and headless Chromium opens the console's address from
+// kurz dev's banner, signs in through the form (a refused token first),
+// adds a domain and edits it, creates a link (a bad URL first, refused
+// beside its field), searches and filters, opens the
 // link's page, sees the clicks made through kurz dev's redirect server
 // (several browsers and referrers, a bot) in the chart and the top lists,
 // downloads the CSV and the QR code, and signs out, after which the page
@@ -40,10 +42,15 @@ func TestConsole(t *testing.T) {
 	ctx := browser.New(t, 1280, 5*time.Minute)
 	base := "http://" + k.apiAddr
 
+	// The person opens the address kurz dev's banner gives ("console:").
+	banner := regexp.MustCompile(`(?m)^  console: +(\S+)$`).FindStringSubmatch(k.log.String())
+	g.Expect(banner).NotTo(BeNil(), "kurz dev's banner has a console: line; log:\n%s", k.log)
+	g.Expect(banner[1]).To(Equal(base+"/console/"), "on the API's address")
+
 	// A refused token stays on the sign-in page, with the reason beside it.
 	var signedOut int
 	browser.Run(t, ctx, "a refused token",
-		chromedp.Navigate(base+"/console/"),
+		chromedp.Navigate(banner[1]),
 		chromedp.WaitVisible(chromedp.CSS(`#token`)),
 		chromedp.SetValue(chromedp.CSS(`#token`), "not.a.token"),
 		chromedp.Click(chromedp.CSS(`form[data-test=signin] button[type=submit]`)),

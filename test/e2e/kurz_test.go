@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kurz-dev/kurz/internal/procstop"
+	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
 // kurzDev is one `bin/kurz dev` process and what a user reads off it.
@@ -23,8 +23,11 @@ type kurzDev struct {
 	apiAddr      string
 	redirectAddr string
 	cmd          *exec.Cmd
-	log          *bytes.Buffer
-	done         chan error
+	// log is everything the process wrote, stdout and stderr: guarded by a
+	// mutex, so a test may read it while kurz dev writes (the console's
+	// log test searches it for secrets).
+	log  *testenv.Output
+	done chan error
 }
 
 // startKurzDev starts kurz dev on dataDir and waits until its API answers
@@ -32,7 +35,7 @@ type kurzDev struct {
 // more flags of kurz dev.
 func startKurzDev(t testing.TB, dataDir, apiAddr, redirectAddr string, extra ...string) *kurzDev {
 	t.Helper()
-	k := &kurzDev{dataDir: dataDir, apiAddr: apiAddr, redirectAddr: redirectAddr, log: &bytes.Buffer{}, done: make(chan error, 1)}
+	k := &kurzDev{dataDir: dataDir, apiAddr: apiAddr, redirectAddr: redirectAddr, log: &testenv.Output{}, done: make(chan error, 1)}
 	k.cmd = exec.Command(kurzBin(t), append([]string{"dev",
 		"--data-dir", dataDir,
 		"--api-addr", apiAddr,

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -20,6 +22,9 @@ type AXNode struct {
 	Props                   map[string]string
 	Children                []*AXNode
 	Ignored                 bool
+	// DOMNode is the element (or text) the node stands for, for
+	// DOMAttributes.
+	DOMNode cdp.BackendNodeID
 }
 
 // Text is what a screen reader reads inside n: the names of the text
@@ -124,8 +129,30 @@ func AXOf(t testing.TB, ctx context.Context, expr string) *AXNode {
 	return axOf(t, ctx, expr)
 }
 
+// DOMAttributes returns the attributes of the element n stands for. Some
+// ARIA states reach a screen reader without being in the Accessibility
+// domain's properties: Chromium 156 has no property for aria-current (its
+// AXPropertyName list lacks one), though it keeps an element with it as a
+// node of its own; the attribute on that node's element is what the
+// screen reader is given.
+func DOMAttributes(t testing.TB, ctx context.Context, n *AXNode) map[string]string {
+	t.Helper()
+	if n.DOMNode == 0 {
+		t.Fatalf("the accessibility node %s %q stands for no DOM node", n.Role, n.Name)
+	}
+	res, err := chromedp.Call(ctx, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: n.DOMNode})
+	if err != nil {
+		t.Fatalf("describe the DOM node of %s %q: %v", n.Role, n.Name, err)
+	}
+	attrs := map[string]string{}
+	for i := 0; i+1 < len(res.Node.Attributes); i += 2 {
+		attrs[res.Node.Attributes[i]] = res.Node.Attributes[i+1]
+	}
+	return attrs
+}
+
 func convert(n *accessibility.Node) *AXNode {
-	out := &AXNode{Role: valueText(n.Role), Name: valueText(n.Name), Description: valueText(n.Description), Ignored: n.Ignored, Props: map[string]string{}}
+	out := &AXNode{Role: valueText(n.Role), Name: valueText(n.Name), Description: valueText(n.Description), Ignored: n.Ignored, Props: map[string]string{}, DOMNode: n.BackendDOMNodeID}
 	for _, p := range n.Properties {
 		out.Props[string(p.Name)] = valueText(p.Value)
 	}

@@ -50,7 +50,9 @@ type entry[T object] struct {
 // object is what the tree orders: an object with a uid.
 type object interface{ GetUID() types.UID }
 
-func entryOf[T object](k sortKey, obj T) entry[T] { return entry[T]{sec: k.sec, nsec: k.nsec, obj: obj} }
+func entryOf[T object](k sortKey, obj T) entry[T] {
+	return entry[T]{sec: k.sec, nsec: k.nsec, obj: obj}
+}
 
 func (e entry[T]) key() sortKey { return sortKey{sec: e.sec, nsec: e.nsec, uid: e.obj.GetUID()} }
 

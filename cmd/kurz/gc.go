@@ -18,9 +18,9 @@ import (
 const defaultGCPercent = 50
 
 // quietGCPercent is the GC percent while the replica allocates little
-// (gctune.Quiet): the heap's goal 1.25x the live objects instead of 1.5x,
+// (gctune.Quiet): the heap's goal 1.1x the live objects instead of 1.5x,
 // and the runtime's scavenger returns what lies above it to the OS.
-const quietGCPercent = 25
+const quietGCPercent = 10
 
 // quietGCInterval is how often gctune.Quiet reads the allocation counter
 // (a few microseconds), and quietGCAfter how many quiet intervals in a row

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/metrics"
 	"strings"
 	"time"
@@ -35,6 +36,7 @@ func idle(d time.Duration, busy, quiet, perSecond int) {
 	for {
 		select {
 		case <-ctx.Done():
+			runtime.KeepAlive(sink)
 			return
 		case <-tick.C:
 			for range perSecond / 10 / 4096 {

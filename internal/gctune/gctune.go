@@ -1,7 +1,9 @@
 // Package gctune sets the Go collector's percent for a replica: lower while
 // the process allocates little (settled), back to the default at the first
-// sign of work. kurz manager and kurz dev run it unless GOGC is set;
-// hack/bench-mem runs it to measure what it saves.
+// sign of work. hack/bench-mem runs it (-quiet-gc) to measure what it
+// saves; kurz does not yet: a settled replica allocates too much to count
+// as quiet (docs/scaling.md, "A lower GC percent while the replica is
+// quiet").
 package gctune
 
 import (

@@ -20,6 +20,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -51,7 +52,14 @@ func main() {
 	n := flag.Int("n", 100000, "Links")
 	heapProfile := flag.String("heapprofile", "", "write the settled heap profile here")
 	lastApplied := flag.Bool("last-applied", true, "give each Link kubectl's last-applied annotation, as bench-scale does")
+	gogc := flag.Int("gogc", 0, "GC percent while feeding and after (0: Go's default; kurz's is 50)")
+	quiet := flag.Int("quiet-gc", 0, "with -rss: lower the GC percent to this while quiet, as kurz does (internal/gctune; 0: off)")
+	rss := flag.Duration("rss", 0, "after feeding, stay this long allocating -idle-alloc a second (a settled replica's leases, probes and scrapes) and print the RSS and the GC's CPU every 30 s")
+	idleAlloc := flag.Int("idle-alloc", 100<<10, "bytes of garbage a second during -rss (an empty kurz replica allocates less than 100 KiB a second)")
 	flag.Parse()
+	if *gogc > 0 {
+		debug.SetGCPercent(*gogc)
+	}
 	if *heapProfile != "" {
 		// Every allocation sampled: the default rate (one per 512 KiB)
 		// attributes the few large map arrays by chance.
@@ -111,6 +119,9 @@ func main() {
 		must(err)
 		must(pprof.WriteHeapProfile(f))
 		must(f.Close())
+	}
+	if *rss > 0 {
+		idle(*rss, *gogc, *quiet, *idleAlloc)
 	}
 	runtime.KeepAlive(rix)
 	runtime.KeepAlive(query)

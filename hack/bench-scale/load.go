@@ -93,6 +93,11 @@ func load(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	if err != nil {
 		return err
 	}
+	if have == 0 && c.emptyReplica && !c.loadOnly && !c.controlPlaneOnly && !c.statusFloor {
+		if err := measureEmpty(ctx, c, env, r); err != nil {
+			return err
+		}
+	}
 	if have >= c.n {
 		logf("%d Links there already: no load", have)
 		r.loadRate = -1

@@ -14,6 +14,10 @@
 //   - redirect throughput over keep-alive connections;
 //   - then it restarts the manager and measures serving and RSS again.
 //
+// Before loading into an empty control plane it also starts the manager
+// with no Link and reads its RSS (empty.go): each RSS per link is given as
+// the total over N and as the marginal cost above that empty replica.
+//
 // With -data-dir the directory is kept, and a later run that finds the
 // Links there already skips the load (and measures a start with status
 // settled). Figures go to stdout as a Markdown table.
@@ -74,6 +78,7 @@ type config struct {
 	conns            int
 	restart          bool
 	idle             time.Duration
+	emptyReplica     bool
 	loadOnly         bool
 	cpuProfile       time.Duration
 	extraArgs        stringList
@@ -128,6 +133,7 @@ func main() {
 	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
 	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")
 	flag.DurationVar(&c.idle, "idle", 2*time.Minute, "After the API and redirect figures, wait until this long after the settle and measure the idle replica's RSS (its steady state: Go collects at least every 2 minutes and returns freed memory meanwhile); 0: skip.")
+	flag.BoolVar(&c.emptyReplica, "empty-replica", true, "Before loading into an empty control plane, start the manager with no Link (the Domain only) and read its RSS 30 s after /readyz: the per-link figures are then also given above that floor, (RSS - empty RSS) / N.")
 	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")
 	flag.DurationVar(&c.cpuProfile, "restart-cpu-profile", 20*time.Second, "Profile the CPU of the restarted manager for this long from its start (0: no profile).")
 	flag.DurationVar(&c.settleProfile, "settle-cpu-profile", 0, "Profile the CPU of kube-apiserver and kurz for this long while the controllers settle (0: no profile).")
@@ -194,7 +200,7 @@ func run(c config) error {
 			logf("stop control plane: %v", err)
 		}
 	}()
-	r := &results{n: c.n}
+	r := &results{n: c.n, analytics: analyticsNote(c)}
 	if err := load(ctx, c, env, r); err != nil {
 		return err
 	}

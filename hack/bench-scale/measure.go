@@ -24,6 +24,8 @@ type startFigures struct {
 	loadAtServed   string
 	settled        time.Duration // every Link reconciled (first start only)
 	settledRSS     int64
+	settledAnon    int64 // RssAnon and RssFile when settled
+	settledFile    int64
 	settlePeakRSS  int64 // VmHWM when settled (or at the timeout): the start and the settle
 	settledAt      time.Time
 	idle           time.Duration
@@ -189,6 +191,10 @@ func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures)
 // results are every figure of a run.
 type results struct {
 	n                         int
+	emptyRSS                  int64 // the manager's RSS with no Link (0: not measured)
+	emptyAnon, emptyFile      int64 // its RssAnon and RssFile
+	emptyHeapTop              string
+	analytics                 string
 	restartCPUTop             string
 	settleAPITop              string // kube-apiserver's CPU profile while settling
 	settleKurzTop             string // kurz's
@@ -213,7 +219,13 @@ func (r *results) print(w *os.File) {
 		if r.n == 0 {
 			return ""
 		}
-		return fmt.Sprintf(" (%.1f KB per link)", float64(b)/float64(r.n)/1000)
+		if r.emptyRSS == 0 {
+			return fmt.Sprintf(" (%.1f KB per link)", float64(b)/float64(r.n)/1000)
+		}
+		// Both: the total over N is the headline (issue 31's target), the
+		// marginal one what each Link adds above an empty replica.
+		return fmt.Sprintf(" (%.1f KB per link; %.1f KB per link above the empty replica)",
+			float64(b)/float64(r.n)/1000, float64(b-r.emptyRSS)/float64(r.n)/1000)
 	}
 	p := func(k, v string) { fmt.Fprintf(w, "| %s | %s |\n", k, v) }
 	fmt.Fprintf(w, "\n| %d Links | measured |\n|---|---|\n", r.n)
@@ -221,6 +233,15 @@ func (r *results) print(w *os.File) {
 		p("load (creates, client-go)", fmt.Sprintf("%.0f/s", r.loadRate))
 	}
 	f := r.first
+	if r.emptyRSS > 0 {
+		p(fmt.Sprintf("kurz RSS, empty replica (no Link, %s after /readyz)", secs(emptyWait)),
+			fmt.Sprintf("%s (anonymous %s, the binary's and other files' pages %s)", mib(r.emptyRSS), mib(r.emptyAnon), mib(r.emptyFile)))
+	} else {
+		p("kurz RSS, empty replica", "not measured (Links there already, or -empty-replica=false)")
+	}
+	if r.analytics != "" {
+		p("click analytics", r.analytics)
+	}
 	p("load average when the manager started", r.loadAtStart)
 	p("first start: /readyz passes", secs(f.ready))
 	p("first start: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(f.served), f.loadAtServed, f.cpuServed)+f.ofFloor())
@@ -230,6 +251,9 @@ func (r *results) print(w *os.File) {
 	} else {
 		p("controllers settled (every Link reconciled)", fmt.Sprintf("%s (load %s; %d Ready)", secs(f.settled), f.loadAtSettled, f.settledReadyOK))
 		p("kurz RSS, settled", mib(f.settledRSS)+perLink(f.settledRSS))
+		if f.settledAnon > 0 {
+			p("kurz RSS settled: anonymous / files (the binary's pages)", mib(f.settledAnon)+" / "+mib(f.settledFile))
+		}
 		if f.idleRSS > 0 {
 			p(fmt.Sprintf("kurz RSS, idle %s after the settle", secs(f.idle)), mib(f.idleRSS)+perLink(f.idleRSS))
 		}
@@ -251,7 +275,7 @@ func (r *results) print(w *os.File) {
 		p("kurz peak RSS, restart", mib(s.peakRSS))
 	}
 	for _, t := range []struct{ name, top string }{
-		{"heap profile, settled", f.heapTop}, {"heap profile, restart", r.restart.heapTop}, {"CPU profile of the restart", r.restartCPUTop},
+		{"heap profile, empty replica", r.emptyHeapTop}, {"heap profile, settled", f.heapTop}, {"heap profile, restart", r.restart.heapTop}, {"CPU profile of the restart", r.restartCPUTop},
 		{"CPU profile of kube-apiserver while settling", r.settleAPITop}, {"CPU profile of kurz while settling", r.settleKurzTop},
 	} {
 		top := t.top

@@ -75,6 +75,30 @@ func (m *managerProc) stop() {
 
 func (m *managerProc) exited() bool { return procstop.Exited(m.done) }
 
+// rssParts reads RssAnon and RssFile of pid, in bytes: the heap and
+// stacks against the binary's pages (and other mapped files).
+func rssParts(pid int) (anon, file int64) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		fields := strings.Fields(v)
+		if !ok || len(fields) == 0 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(fields[0], 10, 64)
+		switch k {
+		case "RssAnon":
+			anon = kb << 10
+		case "RssFile":
+			file = kb << 10
+		}
+	}
+	return anon, file
+}
+
 // procStatus reads VmRSS and VmHWM (peak RSS) of pid, in bytes.
 func procStatus(pid int) (rss, peak int64) {
 	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "status"))

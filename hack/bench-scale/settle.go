@@ -142,6 +142,7 @@ func (w *watcher) waitSettled(ctx context.Context, c config, m *managerProc, r *
 			w.mu.Unlock()
 			if m != nil {
 				r.first.settledRSS, r.first.settlePeakRSS = procStatus(m.cmd.Process.Pid)
+				r.first.settledAnon, r.first.settledFile = rssParts(m.cmd.Process.Pid)
 			}
 			r.first.settledAt = time.Now()
 			r.first.loadAtSettled = uptime()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
@@ -75,10 +76,19 @@ func BenchmarkUpsert(b *testing.B) {
 }
 
 // BenchmarkLoad is an informer's initial sync of 100 000 objects arriving
-// in random order. liveB/item is the index's own memory per object (the
-// objects themselves belong to the informer).
+// in random order (random) and oldest first (inOrder: Links loaded in
+// order, named in order, and the informer lists them by name).
+// liveB/item is the index's own memory per object (the objects themselves
+// belong to the informer).
 func BenchmarkLoad(b *testing.B) {
 	_, links := benchIndex(b, benchItems)
+	b.Run("random", func(b *testing.B) { benchLoad(b, links) })
+	inOrder := slices.Clone(links)
+	slices.SortFunc(inOrder, func(x, y *kurzv1alpha1.Link) int { return createdAt(x).Compare(createdAt(y)) })
+	b.Run("inOrder", func(b *testing.B) { benchLoad(b, inOrder) })
+}
+
+func benchLoad(b *testing.B, links []*kurzv1alpha1.Link) {
 	load := func() *Index[*kurzv1alpha1.Link] {
 		ix := NewIndex(createdAt)
 		for _, l := range links {

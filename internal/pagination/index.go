@@ -34,7 +34,7 @@ type Index[T client.Object] struct {
 // item is what the index remembers per uid to find and move its entry:
 // 32 bytes. It points at its namespace's tree rather than naming the
 // namespace: 8 bytes less in a map of every object.
-type item[T any] struct {
+type item[T object] struct {
 	tree *tree[T]
 	sec  int64
 	nsec int32
@@ -128,7 +128,7 @@ func (ix *Index[T]) upsert(obj T) bool {
 		tr = newTree[T](ns)
 		ix.trees[ns] = tr
 	}
-	tr.insert(entry[T]{key: k, obj: obj})
+	tr.insert(k, obj)
 	ix.items[uid] = item[T]{tree: tr, sec: k.sec, nsec: k.nsec, rv: rv}
 	return true
 }

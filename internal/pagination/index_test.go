@@ -302,13 +302,13 @@ func checkTree(t *testing.T, tr *tree[*kurzv1alpha1.Link]) {
 				t.Fatalf("leaf with %d entries", len(n.entries))
 			}
 			for _, e := range n.entries {
-				if lo != nil && e.key.compare(*lo) < 0 || hi != nil && e.key.compare(*hi) >= 0 {
+				if lo != nil && e.compare(*lo) < 0 || hi != nil && e.compare(*hi) >= 0 {
 					t.Fatalf("key outside its separators")
 				}
-				if prev != nil && prev.compare(e.key) >= 0 {
+				if prev != nil && prev.compare(e.key()) >= 0 {
 					t.Fatalf("keys out of order")
 				}
-				k := e.key
+				k := e.key()
 				prev = &k
 			}
 			if n.size != len(n.entries) {

@@ -1,0 +1,95 @@
+// Package gctune sets the Go collector's percent for a replica: lower while
+// the process allocates little (settled), back to the default at the first
+// sign of work. hack/bench-mem runs it (-quiet-gc) to measure what it
+// saves; kurz does not yet: a settled replica allocates too much to count
+// as quiet (docs/scaling.md, "A lower GC percent while the replica is
+// quiet").
+package gctune
+
+import (
+	"context"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+)
+
+// Quiet lowers the GC percent from busy to quiet while the process
+// allocates so little that, at the quiet percent, it would collect at most
+// once per MinPeriod, and raises it back at the first interval that
+// allocates more. A settled replica allocates little (the redirect path
+// nothing; leases, probes and scrapes some kilobytes a second), so it
+// then collects as before: once every 2 minutes, Go's forced collection,
+// only with a heap goal of (100+quiet)% of the live objects instead of
+// (100+busy)%, and the runtime's scavenger returns the rest to the OS.
+// Work (a settle, a restart's first pass, an import, the API's lists)
+// allocates more and runs at busy, as before.
+type Quiet struct {
+	busy, quiet int
+	// threshold is the allocation per interval, as a fraction of the live
+	// heap, below which an interval is quiet: quiet% of the live heap
+	// spread over MinPeriod.
+	threshold float64
+	// quietFor is how many quiet intervals in a row switch to the quiet
+	// percent: a pause between two bursts of work is not yet quiet.
+	quietFor int
+	streak   int // quiet intervals in a row
+	lowered  bool
+	last     uint64 // the allocation counter at the previous observation
+}
+
+// MinPeriod is the shortest time between two collections Quiet lets the
+// quiet percent cause.
+const MinPeriod = 20 * time.Second
+
+// NewQuiet returns a Quiet that switches between the busy and quiet
+// percents, observed every interval, lowering after quietFor quiet
+// intervals in a row.
+func NewQuiet(busy, quiet int, interval time.Duration, quietFor int) *Quiet {
+	return &Quiet{busy: busy, quiet: quiet, quietFor: quietFor,
+		threshold: float64(quiet) / 100 * interval.Seconds() / MinPeriod.Seconds()}
+}
+
+// Observe takes the cumulative bytes allocated and the live heap, and
+// returns the GC percent to set and whether it differs from the one set.
+func (q *Quiet) Observe(allocated, live uint64) (percent int, change bool) {
+	delta := allocated - q.last
+	q.last = allocated
+	if live == 0 || float64(delta) > q.threshold*float64(live) {
+		q.streak = 0
+		if q.lowered {
+			q.lowered = false
+			return q.busy, true
+		}
+		return q.busy, false
+	}
+	q.streak++
+	if !q.lowered && q.streak >= q.quietFor {
+		q.lowered = true
+		return q.quiet, true
+	}
+	if q.lowered {
+		return q.quiet, false
+	}
+	return q.busy, false
+}
+
+// Run observes the runtime's counters every interval and sets the GC
+// percent Observe returns, until ctx ends.
+func (q *Quiet) Run(ctx context.Context, interval time.Duration) {
+	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(samples)
+	q.last = samples[0].Value.Uint64()
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		metrics.Read(samples)
+		if p, change := q.Observe(samples[0].Value.Uint64(), samples[1].Value.Uint64()); change {
+			debug.SetGCPercent(p)
+		}
+	}
+}

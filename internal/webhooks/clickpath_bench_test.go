@@ -125,3 +125,23 @@ func (p *clickPath) batch() {
 	p.d.sendBatch(p.s)
 	delete(p.filling, p.s)
 }
+
+// take does the clicks loop's work for the clicks handed over, leaving
+// the last batch filling.
+func (p *clickPath) take() {
+	in := p.d.clickInbox()
+	for len(in) > 0 {
+		c := <-in
+		p.d.addClick(&c, p.filling)
+	}
+}
+
+// sign signs the bodies of the batches queued.
+func (p *clickPath) sign(b *testing.B) {
+	for len(p.s.q.items) > p.s.q.head {
+		dl, _ := p.s.q.pop(p.ctx)
+		if sig := signature([][]byte{p.key}, dl.id, 1764130000, dl.body); sig == "" {
+			b.Fatal("no signature")
+		}
+	}
+}

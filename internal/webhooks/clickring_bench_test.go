@@ -19,7 +19,7 @@ type ringLink struct {
 	dest string
 }
 
-func (l *ringLink) AnalyticsRef() analytics.LinkRef          { return l.ref }
+func (l *ringLink) AnalyticsRef() analytics.LinkRef         { return l.ref }
 func (l *ringLink) AnalyticsDest([]byte) (dest, utm string) { return l.dest, "" }
 
 // BenchmarkRingToBatch is what one click costs a replica without

@@ -66,7 +66,6 @@ func BenchmarkRingToBatch(b *testing.B) {
 		i++
 		if ring.Len() >= ring.Cap() {
 			c.Drain()
-			p.take()
 			p.sign(b)
 		}
 	}

@@ -173,9 +173,9 @@ func (e *benchEnv) click(n int) {
 // Links (ten each), fed as fast as one goroutine can, delivered in
 // link.clicked batches to a receiver that answers at once. It reports the
 // clicks and requests delivered per second between the first and the last
-// request, the clicks that never arrived, the clicks the full inbox
-// refused and the batches the full queue refused (a dropped batch counts
-// once in kurz_webhook_dropped_total, whatever its clicks).
+// request, the clicks that never arrived and the batches the full queue
+// refused (a dropped batch counts once in kurz_webhook_dropped_total,
+// whatever its clicks).
 func BenchmarkWebhookClickDeliveries(b *testing.B) {
 	e := newBench(b, false)
 	const n = 100000
@@ -186,29 +186,28 @@ func BenchmarkWebhookClickDeliveries(b *testing.B) {
 		e.clicks.Store(0)
 		e.requests.Store(0)
 		e.first.Store(0)
-		inboxBefore, queueBefore := droppedFor(dropClicksFull), droppedFor(dropQueueFull)
+		queueBefore := droppedFor(dropQueueFull)
 		e.click(n)
 		e.settle()
 		delivered += e.clicks.Load()
 		requests += e.requests.Load()
 		busy += time.Duration(e.last.Load() - e.first.Load())
 		b.ReportMetric(float64(n-e.clicks.Load()), "clicks-lost")
-		b.ReportMetric(droppedFor(dropClicksFull)-inboxBefore, "inbox-dropped-clicks")
 		b.ReportMetric(droppedFor(dropQueueFull)-queueBefore, "queue-dropped-batches")
 	}
 	b.ReportMetric(float64(delivered)/busy.Seconds(), "clicks/s")
 	b.ReportMetric(float64(requests)/busy.Seconds(), "requests/s")
 }
 
-// settle returns once the fed clicks are delivered or dropped: the inbox
-// and the queues are empty and no request came for longer than a batch
-// waits to fill.
+// settle returns once the fed clicks are delivered or dropped: the
+// queues are empty and no request came for longer than a batch waits to
+// fill.
 func (e *benchEnv) settle() {
 	fed := time.Now().UnixNano()
 	for {
 		time.Sleep(100 * time.Millisecond)
 		quiet := time.Unix(0, max(fed, e.last.Load()))
-		if len(e.d.clickInbox()) == 0 && testutil.ToFloat64(queueDepth) == 0 && time.Since(quiet) > maxBatchWait+time.Second {
+		if testutil.ToFloat64(queueDepth) == 0 && time.Since(quiet) > maxBatchWait+time.Second {
 			return
 		}
 	}
@@ -217,7 +216,7 @@ func (e *benchEnv) settle() {
 // BenchmarkWebhookMemoryBound: the receiver hangs, and 300 000 clicks
 // arrive (thirty per Link): the Webhook's queue fills to
 // --webhook-queue-bytes and the rest is dropped and counted; the heap
-// grows by about the queue and the inbox, not by the clicks.
+// grows by about the queue, not by the clicks.
 func BenchmarkWebhookMemoryBound(b *testing.B) {
 	e := newBench(b, true)
 	const n = 300000
@@ -227,14 +226,9 @@ func BenchmarkWebhookMemoryBound(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		dropsBefore := totalDropped()
+		// Clicked batches and queues or drops every click before it
+		// returns; the last batch leaves after its wait.
 		e.click(n)
-		// Wait until every click is batched, queued or dropped.
-		for totalDropped()-dropsBefore+testutil.ToFloat64(clicksQueued) < float64(n-fullBatch()) && len(e.d.clickInbox()) > 0 {
-			time.Sleep(10 * time.Millisecond)
-		}
-		for len(e.d.clickInbox()) > 0 {
-			time.Sleep(10 * time.Millisecond)
-		}
 		time.Sleep(2 * maxBatchWait)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
@@ -245,31 +239,31 @@ func BenchmarkWebhookMemoryBound(b *testing.B) {
 }
 
 // BenchmarkClicked is what handing one click to webhooks costs the
-// goroutine that calls it (the capture's writer, never the redirect's
-// request goroutine): a copy into a channel.
+// goroutine that calls it (the capture's consumer, never the redirect's
+// request goroutine): batching it for one Webhook of every Link, and
+// queueing each full batch (the queue is emptied unsigned).
 func BenchmarkClicked(b *testing.B) {
-	d := &Dispatcher{}
-	ch := make(chan analytics.Event, clicksInbox)
-	d.clicks.Store(&ch)
-	d.wantClicks.Store(true) // a Webhook wants link.clicked
-	register()
-	ev := &analytics.Event{Time: time.Now(), Link: analytics.LinkRef{UID: "u", Namespace: "n", Name: "l", Domain: "d", Key: "k"}, Clicks: 1}
-	go func() {
-		for range ch { //nolint:revive // drained
-		}
-	}()
+	p := newClickPath(b, false)
+	size := fullBatch()
 	b.ReportAllocs()
+	i := 0
 	for b.Loop() {
-		d.Clicked(ev)
+		p.ev.Link = p.links[i%len(p.links)]
+		p.d.Clicked(&p.ev)
+		if i++; i%size == 0 {
+			p.batch()
+			for len(p.s.q.items) > p.s.q.head {
+				p.s.q.pop(p.ctx)
+			}
+		}
 	}
-	close(ch)
 }
 
 func droppedFor(reason string) float64 { return testutil.ToFloat64(dropped.WithLabelValues(reason)) }
 
 func totalDropped() float64 {
 	n := 0.0
-	for _, r := range []string{dropQueueFull, dropInboxFull, dropClicksFull, dropAttempts, dropGone, dropRefused, dropSecret, dropDeleted, dropShutdown} {
+	for _, r := range []string{dropQueueFull, dropInboxFull, dropAttempts, dropGone, dropRefused, dropSecret, dropDeleted, dropShutdown} {
 		n += testutil.ToFloat64(dropped.WithLabelValues(r))
 	}
 	return n

@@ -2,16 +2,14 @@ package webhooks
 
 import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
-	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
 // Click demand: link.clicked costs the rest of kurz only while a Webhook
-// of the cluster subscribes to it. Until then the clicks inbox (clicksInbox
-// Events, about 15.7 MB) is not allocated, Clicked returns at once, and
-// the redirect's capture, when only webhooks need it, does not run
+// of the cluster subscribes to it. Until then Clicked returns at once,
+// and the redirect's capture, when only webhooks need it, does not run
 // (OnClickDemand; internal/analytics/wiring's OnDemand). The first Webhook
-// that wants link.clicked allocates the inbox for the process's life; the
-// last one going away stops the capture again.
+// that wants link.clicked starts the capture; the last one going away
+// stops it again.
 
 // OnClickDemand registers f, called with true when the first Webhook of the
 // cluster that subscribes to link.clicked appears and with false when the
@@ -44,21 +42,8 @@ func (d *Dispatcher) recountClicks() {
 	if want == d.wantClicks.Load() {
 		return
 	}
-	if want && d.clicks.Load() == nil {
-		ch := make(chan analytics.Event, clicksInbox)
-		d.clicks.Store(&ch) // before wantClicks: Clicked reads them in the other order
-		close(d.clicksMade)
-	}
 	d.wantClicks.Store(want)
 	for _, f := range d.onDemand {
 		f(want)
 	}
-}
-
-// clickInbox is the clicks inbox, nil until a Webhook wanted link.clicked.
-func (d *Dispatcher) clickInbox() chan analytics.Event {
-	if p := d.clicks.Load(); p != nil {
-		return *p
-	}
-	return nil
 }

@@ -22,18 +22,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
-	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
-// Sizes of the dispatcher's two inboxes. Whoever hands it an event (a
-// controller, the redirect server's click path) never waits: a full inbox
-// drops the event and counts it. The router empties the changes inbox in
-// microseconds per event; the clicks inbox holds a few seconds of a busy
-// replica's clicks.
-const (
-	changesInbox = 4096
-	clicksInbox  = 1 << 16
-)
+// Size of the dispatcher's changes inbox. A controller that hands it an
+// event never waits: a full inbox drops the event and counts it. The
+// router empties it in microseconds per event. Clicks have no inbox: they
+// are batched on the capture's goroutine (Clicked).
+const changesInbox = 4096
 
 // statusInterval is the least time between two writes of one Webhook's
 // delivery figures by one replica.
@@ -63,19 +58,20 @@ type Dispatcher struct {
 	senders map[types.UID]*sender
 
 	changes chan Change
-	// clicks is the clicks inbox, allocated when a Webhook first wants
-	// link.clicked (demand.go); clicksMade is closed then.
-	clicks     atomic.Pointer[chan analytics.Event]
-	clicksMade chan struct{}
-	// enc and click, the JSON of the click being batched, belong to the
-	// clicks loop (batchClicks), and so do linkKey (cachedLink's scratch)
-	// and routes: the senders of the Webhooks of a namespace that want
-	// link.clicked, as of routesGen.
+	// batchMu guards the link.clicked batching, which runs on the
+	// goroutine that calls Clicked and, for batches that waited
+	// maxBatchWait, on sendWaitingBatches': enc and click (a click's JSON
+	// moving to the next batch), linkKey (cachedLink's scratch), routes
+	// (the senders of the Webhooks of a namespace that want link.clicked,
+	// as of routesGen), filling (the senders with a batch begun) and the
+	// senders' batches. It is held for CPU work only, never across I/O.
+	batchMu   sync.Mutex
 	enc       clickEncoder
 	click     []byte
 	linkKey   []byte
 	routes    map[string][]*sender
 	routesGen uint64
+	filling   map[*sender]struct{}
 	// webhooksGen counts the changes the Webhook informer reported: a
 	// route found before the last one is found again.
 	webhooksGen atomic.Uint64
@@ -129,9 +125,9 @@ func New(mgr ctrl.Manager, o Options) (*Dispatcher, error) {
 		roots: roots, resolver: o.resolver(),
 		replica: host + "_" + string(uuid.NewUUID()),
 		now:     time.Now, statusInterval: statusInterval,
-		senders:    map[types.UID]*sender{},
-		changes:    make(chan Change, changesInbox),
-		clicksMade: make(chan struct{}),
+		senders: map[types.UID]*sender{},
+		changes: make(chan Change, changesInbox),
+		filling: map[*sender]struct{}{},
 	}, nil
 }
 
@@ -214,7 +210,7 @@ func (d *Dispatcher) Start(ctx context.Context) error {
 		return fmt.Errorf("webhooks: Webhook informer: %w", err)
 	}
 	var wg sync.WaitGroup
-	for _, loop := range []func(context.Context){d.routeChanges, d.batchClicks, d.writeFigures} {
+	for _, loop := range []func(context.Context){d.routeChanges, d.sendWaitingBatches, d.writeFigures} {
 		wg.Go(func() { loop(ctx) })
 	}
 	log.Info("delivering webhooks", "allowLoopback", d.o.AllowLoopback, "allowClusterServices", d.o.AllowClusterServices)

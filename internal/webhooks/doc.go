@@ -11,13 +11,17 @@
 // leader's controllers, which hand a Change to Emit after the status patch
 // that records the transition; Emit never blocks (a full inbox drops and
 // counts). link.clicked batches come from each replica's own clicks
-// (Clicked, equally non-blocking): up to the Webhook's
+// (Clicked, which never waits for a receiver either): up to the Webhook's
 // spec.maxClicksPerRequest (100 by default) and 96 KiB of JSON, or one
 // second, per request and Webhook (clicks.go says why larger batches cost
-// less). They cost nothing until a Webhook of the cluster
-// subscribes to link.clicked (demand.go): the clicks inbox is made then,
-// and without analytics the redirect's capture runs only while one does
-// (OnClickDemand, internal/analytics/wiring's OnDemand). Ids are deterministic for change events (EventID:
+// less). Clicked writes each click straight into its batches' buffers on
+// the capture consumer's goroutine, the one that read it from the
+// redirect's ring slot: no inbox and no goroutine between them (clicks.go
+// says why); a goroutine of the dispatcher only sends the batches that
+// waited a second. They cost nothing until a Webhook of the cluster
+// subscribes to link.clicked (demand.go): without analytics the
+// redirect's capture runs only while one does (OnClickDemand,
+// internal/analytics/wiring's OnDemand). Ids are deterministic for change events (EventID:
 // type, uid and what tells the change apart), so a new leader that sends a
 // change again sends the same webhook-id; a batch's id is unique to the
 // process, Webhook and batch, and the same for its retries.

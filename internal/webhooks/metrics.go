@@ -30,7 +30,7 @@ var (
 	})
 	dropped = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kurz_webhook_dropped_total",
-		Help: "Webhook events given up on this replica, by reason: queue_full, inbox_full (a change event), clicks_full (a click, before batching), attempts (every attempt failed), gone (410), refused (a refused address or URL), secret (no valid signing Secret), deleted (the Webhook was), shutdown.",
+		Help: "Webhook events given up on this replica, by reason: queue_full, inbox_full (a change event), attempts (every attempt failed), gone (410), refused (a refused address or URL), secret (no valid signing Secret), deleted (the Webhook was), shutdown.",
 	}, []string{"reason"})
 	events = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "kurz_webhook_events_total",
@@ -52,13 +52,12 @@ func register() {
 
 // Drop reasons (the reason label of kurz_webhook_dropped_total).
 const (
-	dropQueueFull  = "queue_full"
-	dropInboxFull  = "inbox_full"
-	dropAttempts   = "attempts"
-	dropGone       = "gone"
-	dropRefused    = "refused"
-	dropSecret     = "secret"
-	dropDeleted    = "deleted"
-	dropShutdown   = "shutdown"
-	dropClicksFull = "clicks_full"
+	dropQueueFull = "queue_full"
+	dropInboxFull = "inbox_full"
+	dropAttempts  = "attempts"
+	dropGone      = "gone"
+	dropRefused   = "refused"
+	dropSecret    = "secret"
+	dropDeleted   = "deleted"
+	dropShutdown  = "shutdown"
 )

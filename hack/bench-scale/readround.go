@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -56,6 +59,9 @@ func readRound(a apiClient, c config, figs []*readFigure, managerLog string, r *
 		}
 	}
 	wall := time.Since(begin)
+	if err := saveReads(filepath.Join(c.outDir, "api-reads.csv"), figs); err != nil {
+		logf("read round: %v", err)
+	}
 	if a.probe != nil {
 		a.probe.report(fmt.Sprintf("read round, %d figures in turns", len(figs)), before, a.probe.sample(), nil)
 		reportMarks(a.probe, figs, managerLog, begin, wall)
@@ -105,4 +111,23 @@ func reportMarks(p *tailProbe, figs []*readFigure, managerLog string, begin time
 	}
 	logf("read round: %.1f s, %d requests, %d over %s (%d during a collection); %d collections marked for %.1f s (%.1f%% of the round)",
 		wall.Seconds(), requests, slow, slowRequest, slowInMark, n, covered.Seconds(), 100*covered.Seconds()/wall.Seconds())
+}
+
+// saveReads writes every request of the round, one line each: its figure,
+// its start since the manager's (when the tail probe ran) and its latency,
+// in seconds, for what the summary leaves out (e.g. a figure's p99 outside
+// the collections of the manager's gctrace).
+func saveReads(path string, figs []*readFigure) error {
+	var b strings.Builder
+	b.WriteString("figure,start_s,latency_s\n")
+	for _, f := range figs {
+		for i, d := range f.lat {
+			var at float64
+			if i < len(f.at) {
+				at = f.at[i].Seconds()
+			}
+			fmt.Fprintf(&b, "%q,%.6f,%.6f\n", f.name, at, d.Seconds())
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

@@ -74,6 +74,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	if err := w.waitSettled(ctx, c, m, r); err != nil {
 		return err
 	}
+	w.release()
 	r.settleCost.finish(ctx)
 	if apiTop != nil {
 		r.settleAPITop, r.settleKurzTop = apiTop(), kurzTop()

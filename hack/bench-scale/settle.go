@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -92,6 +94,18 @@ func startWatcher(ctx context.Context, c config, env *devenv.Env) (*watcher, err
 
 func (w *watcher) stop() { w.cancel() }
 
+// release stops the watcher and lets its cache and state go, then
+// collects them: the API's figures that follow are timed by this process,
+// and a collection of its own 100 000 Links would be in them.
+func (w *watcher) release() {
+	w.cancel()
+	w.mu.Lock()
+	w.state = nil
+	w.mu.Unlock()
+	runtime.GC()
+	debug.FreeOSMemory()
+}
+
 // from starts the clock: settling is timed from the manager's start.
 func (w *watcher) from(t time.Time) {
 	w.mu.Lock()
@@ -106,6 +120,9 @@ func (w *watcher) update(o any, gone bool) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.state == nil { // released
+		return
+	}
 	old := w.state[l.Name]
 	now := settledState{}
 	if !gone {

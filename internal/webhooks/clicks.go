@@ -177,17 +177,21 @@ func (d *Dispatcher) clickSenders(namespace string) []*sender {
 		return ss
 	}
 	var ss []*sender
+	resolved := true
 	for _, w := range d.webhooksOf(namespace) {
 		if !wants(w, kurzv1alpha1.EventLinkClicked) {
 			continue
 		}
 		s := d.senderFor(w)
-		if s == nil {
-			return nil
+		if s == nil { // not started, or w deleted since it was read
+			resolved = false // so the next click resolves again
+			continue
 		}
 		ss = append(ss, s)
 	}
-	d.routes[namespace] = ss
+	if resolved {
+		d.routes[namespace] = ss
+	}
 	return ss
 }
 

@@ -273,7 +273,8 @@ func wants(w *kurzv1alpha1.Webhook, t kurzv1alpha1.WebhookEvent) bool {
 }
 
 // senderFor returns w's sender, made on first use, its configuration that
-// of w's generation; nil before Start or after it ended.
+// of w's generation; nil before Start or after it ended, and for a Webhook
+// the cache no longer holds.
 func (d *Dispatcher) senderFor(w *kurzv1alpha1.Webhook) *sender {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -282,6 +283,9 @@ func (d *Dispatcher) senderFor(w *kurzv1alpha1.Webhook) *sender {
 	}
 	s := d.senders[w.UID]
 	if s == nil {
+		if !d.stillCached(w) {
+			return nil
+		}
 		s = d.newSender(d.ctx, types.NamespacedName{Namespace: w.Namespace, Name: w.Name}, d.configOf(w))
 		d.senders[w.UID] = s
 		return s
@@ -290,6 +294,22 @@ func (d *Dispatcher) senderFor(w *kurzv1alpha1.Webhook) *sender {
 		d.swap(s, d.configOf(w))
 	}
 	return s
+}
+
+// stillCached reports whether the informer's store holds w (its name with
+// its uid). Callers read w from the store a moment before: if it was
+// deleted since, its delete handler (forget) may have run already, and a
+// sender made now would run until the process ends, holding its queue.
+// The informer drops an object from its store before its handlers run,
+// and forget takes d.mu: checked under d.mu, a Webhook still in the store
+// is forgotten after its sender is made, one gone gets none.
+func (d *Dispatcher) stillCached(w *kurzv1alpha1.Webhook) bool {
+	obj, ok, err := d.webhooks.GetByKey(w.Namespace + "/" + w.Name)
+	if err != nil || !ok {
+		return false
+	}
+	cached, isWebhook := obj.(*kurzv1alpha1.Webhook)
+	return isWebhook && cached.UID == w.UID
 }
 
 // refresh gives w's sender, if it has one, the configuration of w's

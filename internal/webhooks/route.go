@@ -35,8 +35,8 @@ func (d *Dispatcher) route(ctx context.Context, c Change) {
 			continue
 		}
 		s := d.senderFor(w)
-		if s == nil {
-			return
+		if s == nil { // not started, or w deleted since it was read
+			continue
 		}
 		if c.Link != nil && !s.cfg.Load().selects(c.Link.Labels, c.Link.Spec.Tags) {
 			continue

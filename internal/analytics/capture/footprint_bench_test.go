@@ -14,14 +14,24 @@ import (
 	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
-// pin locks the calling goroutine to its thread and the thread to cpu.
-func pin(b *testing.B, cpu int) {
+// pin locks the calling goroutine to its thread and the thread to cpu;
+// unpin gives the thread its CPUs back before it returns to the runtime.
+func pin(cpu int) (unpin func(), err error) {
 	runtime.LockOSThread()
-	var set unix.CPUSet
+	var was, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &was); err != nil {
+		runtime.UnlockOSThread()
+		return nil, err
+	}
 	set.Set(cpu)
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		b.Skip("cannot pin threads: ", err)
+		runtime.UnlockOSThread()
+		return nil, err
 	}
+	return func() {
+		_ = unix.SchedSetaffinity(0, &was)
+		runtime.UnlockOSThread()
+	}, nil
 }
 
 // threadCPU is the CPU time the calling thread has used: what the drain
@@ -84,9 +94,22 @@ func benchFootprint(b *testing.B, slots, pollute int, same bool) {
 	ua, ref := []byte(desktopUA), []byte("https://news.example.com/today")
 	scratch := make([]byte, 256<<20)
 	fill, filled := make(chan bool), make(chan struct{})
+	cpu := 1
+	if same {
+		cpu = 0
+	}
+	unpin, err := pin(cpu)
+	if err != nil {
+		b.Skip("cannot pin threads: ", err)
+	}
+	defer unpin()
+	ctrl.SetLogger(logr.Discard())
 	go func() {
-		pin(b, 0)
-		defer runtime.UnlockOSThread()
+		unpin, err := pin(0) // CPU 0 exists: the consumer's pin worked
+		if err != nil {
+			panic(err)
+		}
+		defer unpin()
 		i, at := 0, 0
 		for range fill {
 			for range drain {
@@ -110,13 +133,6 @@ func benchFootprint(b *testing.B, slots, pollute int, same bool) {
 		}
 	}()
 	defer close(fill)
-	cpu := 1
-	if same {
-		cpu = 0
-	}
-	pin(b, cpu)
-	defer runtime.UnlockOSThread()
-	ctrl.SetLogger(logr.Discard())
 	// A first pass over every Link: the tables hold them all, as in a
 	// replica that has run for a while.
 	for range len(links)/drain + 1 {

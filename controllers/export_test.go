@@ -23,3 +23,14 @@ func (r *LinkReconciler) CheckSettled(ctx context.Context, q workqueue.TypedRate
 
 // SettledAtStart exposes the Link watch's filter of its first list.
 var SettledAtStart = settledAtStart
+
+// SetPacedBound sets the bound of the Link queue for the managers set up
+// until the returned function restores it.
+func SetPacedBound(n int) (restore func()) {
+	old := pacedBound
+	pacedBound = n
+	return func() { pacedBound = old }
+}
+
+// CreatesWaiting is kurz_link_creates_waiting.
+var CreatesWaiting = createsWaiting

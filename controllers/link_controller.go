@@ -44,9 +44,13 @@ type LinkReconciler struct {
 // flushes, label and annotation edits), so they never cause a reconcile;
 // except a Domain's recorded claim, which decides who holds a hostname.
 func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
-	b := statusController(mgr, "link", &kurzv1alpha1.Link{}, workers, settledAtStart).
-		// The first list's settled Links are checked once, not queued
+	paced := newPacedCreates(pacedBound, pacedFeedInterval)
+	b := statusController(mgr, "link", &kurzv1alpha1.Link{}, workers, createsPaced).
+		// Creates reach the queue as it empties (link_pacing.go); the
+		// first list's settled Links are not queued but checked once
 		// (link_start.go).
+		Watches(&kurzv1alpha1.Link{}, paced, builder.WithPredicates(onlyCreates, settledAtStart)).
+		WatchesRawSource(paced.feed()).
 		WatchesRawSource(r.startCheck(mgr.GetCache())).
 		// A link appearing, leaving or changing its domain or key can win
 		// or lose the key for the links that share it.

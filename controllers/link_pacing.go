@@ -1,0 +1,201 @@
+package controllers
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
+
+// Created Links reach the work queue at the pace its workers empty it.
+//
+// The work queue holds each item in maps (its own and its metrics'), and
+// Go maps never shrink: a flood of 100 000 new Links at once, a first
+// start over a bulk import (link_start.go leaves out only the Links that
+// already have their status) or kubectl applying them faster than the
+// controller writes their statuses, sized those maps for the life of the
+// process: 30 MB of a settled replica's 174 MB of live heap at 100 000
+// Links (heap profile of `make bench-scale N=100000`, at 098e342), 300
+// bytes a Link. So a Create goes to the queue only while the queue holds
+// fewer than pacedQueueBound ready items; beyond, it waits in a list of
+// its own, which the feeder moves to the queue as the queue empties, and
+// which lets its memory go once it is empty. Updates, deletes and every
+// other watch go to the queue as before (the controller's For watch takes
+// every event but Creates: createsPaced).
+//
+// Order is kept: Links created while the controller runs go before the
+// first list's, which go in at low priority, as controller-runtime queues
+// them. The backlog is kurz_link_creates_waiting; the queue's own depth
+// then says no more than pacedQueueBound.
+
+// pacedQueueBound is how many ready items the Link queue may hold before
+// Creates wait: ten seconds of work or more at the pace of a status write
+// each (300 a second on two shared cores at most), so the workers never
+// wait for the feeder, which tops the queue up every pacedFeedInterval.
+const pacedQueueBound = 2000
+
+// pacedBound is the bound SetupWithManager gives the Link controller;
+// tests lower it.
+var pacedBound = pacedQueueBound
+
+// pacedFeedInterval is how often the feeder looks at the queue while
+// Creates wait.
+const pacedFeedInterval = 50 * time.Millisecond
+
+var createsWaiting = prometheus.NewGauge(prometheus.GaugeOpts{
+	Name: "kurz_link_creates_waiting",
+	Help: "Created Links waiting for room in the Link controller's work queue (the queue holds at most 2000 ready items; see controllers/link_pacing.go).",
+})
+
+var registerCreatesWaiting sync.Once
+
+// pacedCreates is the Link controller's handler of Link Creates. Its
+// feeder is a source (feed) of the same controller, so it runs on the
+// leader, under the controller's context.
+type pacedCreates struct {
+	bound    int
+	interval time.Duration
+
+	mu sync.Mutex
+	// waiting holds the Creates that found the queue full: [live] those
+	// made while the controller ran, [first] the informer's first list.
+	// Each is read from its head; both are dropped once empty.
+	waiting [2][]reconcile.Request
+	heads   [2]int
+	wake    chan struct{}
+}
+
+const (
+	live  = 0
+	first = 1
+)
+
+func newPacedCreates(bound int, interval time.Duration) *pacedCreates {
+	registerCreatesWaiting.Do(func() { metrics.Registry.MustRegister(createsWaiting) })
+	return &pacedCreates{bound: bound, interval: interval, wake: make(chan struct{}, 1)}
+}
+
+// Create queues the Link's request, or keeps it for the feeder when the
+// queue is full or others already wait (so none overtakes them).
+func (p *pacedCreates) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	if e.Object == nil {
+		return
+	}
+	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.Object)}
+	list := live
+	if e.IsInInitialList {
+		list = first
+	}
+	p.mu.Lock()
+	if p.pendingLocked() == 0 && q.Len() < p.bound {
+		p.mu.Unlock()
+		p.add(q, list, req)
+		return
+	}
+	p.waiting[list] = append(p.waiting[list], req)
+	createsWaiting.Inc()
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// add queues req as controller-runtime's handler queues a Create: at low
+// priority from the informer's first list.
+func (p *pacedCreates) add(q workqueue.TypedRateLimitingInterface[reconcile.Request], list int, req reconcile.Request) {
+	if list == first {
+		addLow(q, req)
+		return
+	}
+	q.Add(req)
+}
+
+// Update, Delete and Generic do nothing: the For watch queues those
+// (createsPaced keeps only Creates from it).
+func (p *pacedCreates) Update(context.Context, event.UpdateEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+}
+
+func (p *pacedCreates) Delete(context.Context, event.DeleteEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+}
+
+func (p *pacedCreates) Generic(context.Context, event.GenericEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+}
+
+// createsPaced keeps Creates from the Link controller's For watch:
+// pacedCreates queues them.
+var createsPaced = predicate.Funcs{CreateFunc: func(event.CreateEvent) bool { return false }}
+
+// onlyCreates is pacedCreates' watch: Creates alone.
+var onlyCreates = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return true },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+func (p *pacedCreates) pendingLocked() int {
+	return len(p.waiting[live]) - p.heads[live] + len(p.waiting[first]) - p.heads[first]
+}
+
+// feed is the source that runs the feeder.
+func (p *pacedCreates) feed() source.Source {
+	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		go p.run(ctx, q)
+		return nil
+	})
+}
+
+// run moves what waits to q as q empties, until ctx ends; then what still
+// waits is dropped (the replica no longer leads: the next leader's first
+// list has those Links).
+func (p *pacedCreates) run(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	tick := time.NewTimer(p.interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			p.mu.Lock()
+			createsWaiting.Sub(float64(p.pendingLocked()))
+			p.waiting, p.heads = [2][]reconcile.Request{}, [2]int{}
+			p.mu.Unlock()
+			return
+		case <-p.wake:
+		case <-tick.C:
+		}
+		if p.topUp(q) > 0 {
+			tick.Reset(p.interval)
+		}
+	}
+}
+
+// topUp moves waiting Creates to q until it holds bound ready items, the
+// live ones first, and returns how many still wait.
+func (p *pacedCreates) topUp(q workqueue.TypedRateLimitingInterface[reconcile.Request]) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	room := p.bound - q.Len()
+	moved := 0
+	for _, list := range []int{live, first} {
+		for ; room > 0 && p.heads[list] < len(p.waiting[list]); room-- {
+			req := p.waiting[list][p.heads[list]]
+			p.waiting[list][p.heads[list]] = reconcile.Request{}
+			p.heads[list]++
+			moved++
+			p.add(q, list, req)
+		}
+		if p.heads[list] == len(p.waiting[list]) {
+			p.waiting[list], p.heads[list] = nil, 0
+		}
+	}
+	createsWaiting.Sub(float64(moved))
+	return p.pendingLocked()
+}

@@ -22,8 +22,10 @@ import (
 func informerOf(t *testing.T, obj, list kruntime.Object) toolscache.SharedIndexInformer {
 	t.Helper()
 	lw := &toolscache.ListWatch{
-		ListFunc:  func(metav1.ListOptions) (kruntime.Object, error) { return list, nil },
-		WatchFunc: func(metav1.ListOptions) (watch.Interface, error) { return watch.NewFake(), nil },
+		ListWithContextFunc: func(context.Context, metav1.ListOptions) (kruntime.Object, error) { return list, nil },
+		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+			return watch.NewFake(), nil
+		},
 	}
 	inf := toolscache.NewSharedIndexInformer(listOnly{lw}, obj, 0, toolscache.Indexers{})
 	ctx, cancel := context.WithCancel(context.Background())

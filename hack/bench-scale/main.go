@@ -12,6 +12,8 @@
 //     etcd, and a heap profile of kurz (go tool pprof -top);
 //   - API latency p50/p99 for the first, middle and last page and a show;
 //   - redirect throughput over keep-alive connections;
+//   - with -idle, the idle replica's RSS and what it allocates per second
+//     once the redirect run's clicks are written (idle.go);
 //   - then it restarts the manager and measures serving and RSS again.
 //
 // Before loading into an empty control plane it also starts the manager
@@ -132,7 +134,7 @@ func main() {
 	flag.DurationVar(&c.loadTime, "redirect-duration", 5*time.Second, "Duration of the redirect throughput run.")
 	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
 	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")
-	flag.DurationVar(&c.idle, "idle", 2*time.Minute, "After the API and redirect figures, wait until this long after the settle and measure the idle replica's RSS (its steady state: Go collects at least every 2 minutes and returns freed memory meanwhile); 0: skip.")
+	flag.DurationVar(&c.idle, "idle", 2*time.Minute, "After the API and redirect figures, wait until this long after the settle and measure the idle replica's RSS (its steady state: Go collects at least every 2 minutes and returns freed memory meanwhile) and what it allocates from when the redirect run's clicks are written (kurz_clicks_pending 0) to then; 0: skip.")
 	flag.BoolVar(&c.emptyReplica, "empty-replica", true, "Before loading into an empty control plane, start the manager with no Link (the Domain only) and read its RSS 30 s after /readyz: the per-link figures are then also given above that floor, (RSS - empty RSS) / N.")
 	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")
 	flag.DurationVar(&c.cpuProfile, "restart-cpu-profile", 20*time.Second, "Profile the CPU of the restarted manager for this long from its start (0: no profile).")

@@ -30,6 +30,7 @@ type startFigures struct {
 	settledAt      time.Time
 	idle           time.Duration
 	idleRSS        int64 // RSS idle after settledAt
+	idleAlloc      idleAlloc
 	loadAtSettled  string
 	apiServerRSS   int64
 	etcdRSS        int64
@@ -96,12 +97,11 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	}
 	if c.idle > 0 && r.first.unsettled == 0 {
 		logf("idle until %s after the settle", c.idle)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Until(r.first.settledAt.Add(c.idle))):
+		a, err := measureIdle(ctx, "http://"+m.metrics+"/metrics", r.first.settledAt, r.first.settledAt.Add(c.idle))
+		if err != nil {
+			return err
 		}
-		r.first.idle = c.idle
+		r.first.idle, r.first.idleAlloc = c.idle, a
 		r.first.idleRSS, _ = procStatus(m.cmd.Process.Pid)
 	}
 	if !c.restart {
@@ -257,6 +257,7 @@ func (r *results) print(w *os.File) {
 		}
 		if f.idleRSS > 0 {
 			p(fmt.Sprintf("kurz RSS, idle %s after the settle", secs(f.idle)), mib(f.idleRSS)+perLink(f.idleRSS))
+			p(f.idleAlloc.row())
 		}
 	}
 	r.settleCost.print(p, r.n-f.unsettled)

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -22,9 +21,32 @@ var (
 		"Domains by state (the reason of their Ready condition; new: not reconciled yet), as this replica's cache sees them.", []string{"state"}, nil)
 )
 
-// source is one manager's Link and Domain informers.
+// source is one manager's Links and Domains, counted by state.
 type source struct {
-	links, domains cache.Informer
+	links, domains *tally
+}
+
+// newSource counts the objects of the links and domains informers.
+func newSource(links, domains cache.Informer) (*source, error) {
+	l, err := newTally(links, func(o any) string {
+		if l, ok := o.(*kurzv1alpha1.Link); ok {
+			return LinkState(l.Status.Conditions)
+		}
+		return ""
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count links for metrics: %w", err)
+	}
+	d, err := newTally(domains, func(o any) string {
+		if d, ok := o.(*kurzv1alpha1.Domain); ok {
+			return DomainState(d.Status.Conditions)
+		}
+		return ""
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count domains for metrics: %w", err)
+	}
+	return &source{links: l, domains: d}, nil
 }
 
 // objectCollector counts the objects of a running manager's cache at each
@@ -56,7 +78,11 @@ func Register(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("domain informer for metrics: %w", err)
 	}
-	return mgr.Add(&source{links: links, domains: domains})
+	s, err := newSource(links, domains)
+	if err != nil {
+		return err
+	}
+	return mgr.Add(s)
 }
 
 // Start counts s while the manager runs.
@@ -96,35 +122,17 @@ func (c *objectCollector) Collect(ch chan<- prometheus.Metric) {
 	if s == nil {
 		return
 	}
-	collect(ch, linksDesc, s.links, LinkStates, func(o any) string {
-		if l, ok := o.(*kurzv1alpha1.Link); ok {
-			return LinkState(l.Status.Conditions)
-		}
-		return ""
-	})
-	collect(ch, domainsDesc, s.domains, DomainStates, func(o any) string {
-		if d, ok := o.(*kurzv1alpha1.Domain); ok {
-			return DomainState(d.Status.Conditions)
-		}
-		return ""
-	})
+	collect(ch, linksDesc, s.links, LinkStates)
+	collect(ch, domainsDesc, s.domains, DomainStates)
 }
 
-// storeOf is what controller-runtime's informers are underneath: reading
-// the store lists pointers to the cached objects, where the cache's List
-// would copy every object at each scrape.
-type storeOf interface{ GetStore() toolscache.Store }
-
-func collect(ch chan<- prometheus.Metric, desc *prometheus.Desc, inf cache.Informer, states []string, state func(any) string) {
-	st, ok := inf.(storeOf)
-	if !ok || !inf.HasSynced() {
+func collect(ch chan<- prometheus.Metric, desc *prometheus.Desc, t *tally, states []string) {
+	if !t.synced() {
 		return
 	}
-	counts := make(map[string]int, len(states))
-	for _, o := range st.GetStore().List() {
-		counts[state(o)]++
-	}
-	for _, s := range states {
-		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(counts[s]), s)
+	counts := make([]int, len(states))
+	t.read(states, counts)
+	for i, s := range states {
+		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(counts[i]), s)
 	}
 }

@@ -66,21 +66,7 @@ func (s *countSink) Clicked(*analytics.Event) { s.n++ }
 // taker is a sink (webhooks' link.clicked without analytics: no store, no
 // visitor salts): ring, enrichment, the sink's call.
 func BenchmarkConsumerSinkOnly(b *testing.B) {
-	o := DefaultOptions()
-	o.WriterID = "bench"
-	ring := NewRing(o.RingSize)
-	sink := &countSink{}
-	c, err := NewWithOutputs(o, ring, fixedSalts{}, nil, sink)
-	if err != nil {
-		b.Fatal(err)
-	}
-	links := make([]*testLink, 10000)
-	for i := range links {
-		links[i] = &testLink{
-			ref:  analytics.LinkRef{UID: fmt.Sprint(i), Namespace: "bench", Name: fmt.Sprint("link-", i), Domain: "bench.kurz.test", Key: fmt.Sprint("k", i)},
-			dest: fmt.Sprintf("https://www.example.com/products/item-%d?ref=short&utm_source=kurz&utm_medium=link&utm_campaign=bench", i),
-		}
-	}
+	c, ring, sink, links := sinkConsumer(b, DefaultOptions().RingSize)
 	now := time.Now()
 	ip := netip.MustParseAddr("192.0.2.1")
 	ua, ref := []byte(desktopUA), []byte("https://news.example.com/today")
@@ -103,4 +89,26 @@ func BenchmarkConsumerSinkOnly(b *testing.B) {
 	if sink.n != b.N {
 		b.Fatalf("the sink got %d clicks of %d", sink.n, b.N)
 	}
+}
+
+// sinkConsumer is a consumer of a ring of slots whose only taker is a
+// counting sink, and 10 000 Links to click.
+func sinkConsumer(b *testing.B, slots int) (*Consumer, *Ring, *countSink, []*testLink) {
+	b.Helper()
+	o := DefaultOptions()
+	o.WriterID = "bench"
+	ring := NewRing(slots)
+	sink := &countSink{}
+	c, err := NewWithOutputs(o, ring, fixedSalts{}, nil, sink)
+	if err != nil {
+		b.Fatal(err)
+	}
+	links := make([]*testLink, 10000)
+	for i := range links {
+		links[i] = &testLink{
+			ref:  analytics.LinkRef{UID: fmt.Sprint(i), Namespace: "bench", Name: fmt.Sprint("link-", i), Domain: "bench.kurz.test", Key: fmt.Sprint("k", i)},
+			dest: fmt.Sprintf("https://www.example.com/products/item-%d?ref=short&utm_source=kurz&utm_medium=link&utm_campaign=bench", i),
+		}
+	}
+	return c, ring, sink, links
 }

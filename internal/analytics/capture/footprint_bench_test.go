@@ -10,8 +10,6 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/sys/unix"
 	ctrl "sigs.k8s.io/controller-runtime"
-
-	"github.com/kurz-dev/kurz/internal/analytics"
 )
 
 // pin locks the calling goroutine to its thread and the thread to cpu;
@@ -74,21 +72,7 @@ func BenchmarkConsumerFootprint(b *testing.B) {
 
 func benchFootprint(b *testing.B, slots, pollute int, same bool) {
 	const drain = 500
-	o := DefaultOptions()
-	o.WriterID = "bench"
-	ring := NewRing(slots)
-	sink := &countSink{}
-	c, err := NewWithOutputs(o, ring, fixedSalts{}, nil, sink)
-	if err != nil {
-		b.Fatal(err)
-	}
-	links := make([]*testLink, 10000)
-	for i := range links {
-		links[i] = &testLink{
-			ref:  analytics.LinkRef{UID: fmt.Sprint(i), Namespace: "bench", Name: fmt.Sprint("link-", i), Domain: "bench.kurz.test", Key: fmt.Sprint("k", i)},
-			dest: fmt.Sprintf("https://www.example.com/products/item-%d?ref=short&utm_source=kurz&utm_medium=link&utm_campaign=bench", i),
-		}
-	}
+	c, ring, _, links := sinkConsumer(b, slots)
 	now := time.Now()
 	ip := netip.MustParseAddr("192.0.2.1")
 	ua, ref := []byte(desktopUA), []byte("https://news.example.com/today")

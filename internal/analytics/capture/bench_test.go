@@ -73,13 +73,7 @@ func BenchmarkConsumerSinkOnly(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		k, v, _ := ring.Reserve()
-		k.Time, k.Link, k.IP = now, links[i%len(links)], ip
-		k.SetUA(ua)
-		k.SetReferer(ref)
-		k.SetQuery(nil)
-		k.SetCountry(nil)
-		ring.Commit(v)
+		benchClick(ring, now, links[i%len(links)], ip, ua, ref)
 		i++
 		if ring.Len() >= ring.Cap() {
 			c.Drain()
@@ -111,4 +105,20 @@ func sinkConsumer(b *testing.B, slots int) (*Consumer, *Ring, *countSink, []*tes
 		}
 	}
 	return c, ring, sink, links
+}
+
+// benchClick writes a click into the ring as the redirect handler does,
+// and reports whether the ring had room.
+func benchClick(ring *Ring, now time.Time, l *testLink, ip netip.Addr, ua, ref []byte) bool {
+	k, v, ok := ring.Reserve()
+	if !ok {
+		return false
+	}
+	k.Time, k.Link, k.IP = now, l, ip
+	k.SetUA(ua)
+	k.SetReferer(ref)
+	k.SetQuery(nil)
+	k.SetCountry(nil)
+	ring.Commit(v)
+	return true
 }

@@ -97,16 +97,9 @@ func benchFootprint(b *testing.B, slots, pollute int, same bool) {
 		i, at := 0, 0
 		for range fill {
 			for range drain {
-				k, v, ok := ring.Reserve()
-				if !ok {
+				if !benchClick(ring, now, links[(i*7919)%len(links)], ip, ua, ref) {
 					panic("ring full")
 				}
-				k.Time, k.Link, k.IP = now, links[(i*7919)%len(links)], ip
-				k.SetUA(ua)
-				k.SetReferer(ref)
-				k.SetQuery(nil)
-				k.SetCountry(nil)
-				ring.Commit(v)
 				i++
 				for j := 0; j < pollute; j += 64 {
 					scratch[at]++

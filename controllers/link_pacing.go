@@ -65,8 +65,8 @@ type pacedCreates struct {
 	interval time.Duration
 
 	mu sync.Mutex
-	// waiting holds the Creates that found the queue full: [live] those
-	// made while the controller ran, [first] the informer's first list.
+	// waiting holds the Creates that found the queue full: [createdLive] those
+	// made while the controller ran, [fromFirstList] the informer's first list.
 	// Each is read from its head; both are dropped once empty.
 	waiting [2][]reconcile.Request
 	heads   [2]int
@@ -74,8 +74,8 @@ type pacedCreates struct {
 }
 
 const (
-	live  = 0
-	first = 1
+	createdLive   = 0
+	fromFirstList = 1
 )
 
 func newPacedCreates(bound int, interval time.Duration) *pacedCreates {
@@ -90,9 +90,9 @@ func (p *pacedCreates) Create(ctx context.Context, e event.CreateEvent, q workqu
 		return
 	}
 	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.Object)}
-	list := live
+	list := createdLive
 	if e.IsInInitialList {
-		list = first
+		list = fromFirstList
 	}
 	p.mu.Lock()
 	if p.pendingLocked() == 0 && q.Len() < p.bound {
@@ -112,7 +112,7 @@ func (p *pacedCreates) Create(ctx context.Context, e event.CreateEvent, q workqu
 // add queues req as controller-runtime's handler queues a Create: at low
 // priority from the informer's first list.
 func (p *pacedCreates) add(q workqueue.TypedRateLimitingInterface[reconcile.Request], list int, req reconcile.Request) {
-	if list == first {
+	if list == fromFirstList {
 		addLow(q, req)
 		return
 	}
@@ -143,7 +143,7 @@ var onlyCreates = predicate.Funcs{
 }
 
 func (p *pacedCreates) pendingLocked() int {
-	return len(p.waiting[live]) - p.heads[live] + len(p.waiting[first]) - p.heads[first]
+	return len(p.waiting[createdLive]) - p.heads[createdLive] + len(p.waiting[fromFirstList]) - p.heads[fromFirstList]
 }
 
 // feed is the source that runs the feeder.
@@ -184,7 +184,7 @@ func (p *pacedCreates) topUp(q workqueue.TypedRateLimitingInterface[reconcile.Re
 	defer p.mu.Unlock()
 	room := p.bound - q.Len()
 	moved := 0
-	for _, list := range []int{live, first} {
+	for _, list := range []int{createdLive, fromFirstList} {
 		for ; room > 0 && p.heads[list] < len(p.waiting[list]); room-- {
 			req := p.waiting[list][p.heads[list]]
 			p.waiting[list][p.heads[list]] = reconcile.Request{}

@@ -88,8 +88,8 @@ func TestPacedCreatesBoundTheQueue(t *testing.T) {
 	p.mu.Lock()
 	lists := p.waiting
 	p.mu.Unlock()
-	if lists[live] != nil || lists[first] != nil {
-		t.Errorf("the waiting lists keep their memory once empty: %d and %d of capacity", cap(lists[live]), cap(lists[first]))
+	if lists[createdLive] != nil || lists[fromFirstList] != nil {
+		t.Errorf("the waiting lists keep their memory once empty: %d and %d of capacity", cap(lists[createdLive]), cap(lists[fromFirstList]))
 	}
 	if got := testutil.ToFloat64(createsWaiting) - waitingBefore; got != 0 {
 		t.Errorf("kurz_link_creates_waiting is %v above where it began with none waiting", got)

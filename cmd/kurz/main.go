@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,10 +33,10 @@ func main() {
 	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "manager":
-		tuneGC()
+		tuneGC(context.Background())
 		err = runManager(args)
 	case "dev":
-		tuneGC()
+		tuneGC(context.Background())
 		err = runDev(args)
 	case "import":
 		err = runImport(args)

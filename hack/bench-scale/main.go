@@ -8,13 +8,15 @@
 //   - time until /readyz passes and until the last Link redirects;
 //   - time until every Link is reconciled (status.observedGeneration
 //     caught up and a Ready condition written);
-//   - the RSS of kurz (peak while starting, and settled), kube-apiserver and
-//     etcd, and a heap profile of kurz (go tool pprof -top);
+//   - the RSS of kurz (peak while starting, settled, and once quiet after
+//     the settle: quiet.go), kube-apiserver and etcd, and a heap profile of
+//     kurz (go tool pprof -top);
 //   - API latency p50/p99 for the first, middle and last page and a show;
 //   - redirect throughput over keep-alive connections;
 //   - with -idle, the idle replica's RSS and what it allocates per second
 //     once the redirect run's clicks are written (idle.go);
-//   - then it restarts the manager and measures serving and RSS again.
+//   - then it restarts the manager and measures serving and RSS again
+//     (10 s after serving, and once quiet).
 //
 // Before loading into an empty control plane it also starts the manager
 // with no Link and reads its RSS (empty.go): each RSS per link is given as
@@ -80,6 +82,7 @@ type config struct {
 	conns            int
 	restart          bool
 	idle             time.Duration
+	quietWait        time.Duration
 	emptyReplica     bool
 	loadOnly         bool
 	cpuProfile       time.Duration
@@ -134,6 +137,7 @@ func main() {
 	flag.DurationVar(&c.loadTime, "redirect-duration", 5*time.Second, "Duration of the redirect throughput run.")
 	flag.IntVar(&c.conns, "redirect-conns", 32, "Keep-alive connections of the redirect throughput run.")
 	flag.BoolVar(&c.restart, "restart", true, "Restart the manager once settled and measure the start again.")
+	flag.DurationVar(&c.quietWait, "quiet-wait", 3*time.Minute, "After the settle, and after the restart serves, wait up to this long for kurz to lower its GC percent and its RSS to stop falling, and report that RSS, the one a settled replica keeps (quiet.go); 0: skip.")
 	flag.DurationVar(&c.idle, "idle", 2*time.Minute, "After the API and redirect figures, wait until this long after the settle and measure the idle replica's RSS (its steady state: Go collects at least every 2 minutes and returns freed memory meanwhile) and what it allocates from when the redirect run's clicks are written (kurz_clicks_pending 0) to then; 0: skip.")
 	flag.BoolVar(&c.emptyReplica, "empty-replica", true, "Before loading into an empty control plane, start the manager with no Link (the Domain only) and read its RSS 30 s after /readyz: the per-link figures are then also given above that floor, (RSS - empty RSS) / N.")
 	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")

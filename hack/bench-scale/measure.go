@@ -31,6 +31,7 @@ type startFigures struct {
 	idle           time.Duration
 	idleRSS        int64 // RSS idle after settledAt
 	idleAlloc      idleAlloc
+	quiet          quietRSS // once quiet after the settle (first start) or serving (restart)
 	loadAtSettled  string
 	apiServerRSS   int64
 	etcdRSS        int64
@@ -80,6 +81,12 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	if apiTop != nil {
 		r.settleAPITop, r.settleKurzTop = apiTop(), kurzTop()
 	}
+	if c.quietWait > 0 && r.first.unsettled == 0 {
+		logf("waiting up to %s for the settled replica to be quiet", c.quietWait)
+		if r.first.quiet, err = waitQuiet(ctx, "http://"+m.metrics+"/metrics", m.cmd.Process.Pid, r.first.settledAt, c.quietWait, busyGCPercent); err != nil {
+			return err
+		}
+	}
 	etcdPID, apiPID := env.PIDs()
 	r.first.apiServerRSS, _ = procStatus(apiPID)
 	r.first.etcdRSS, _ = procStatus(etcdPID)
@@ -123,6 +130,12 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	}
 	if cpuTop != nil {
 		r.restartCPUTop = cpuTop()
+	}
+	if c.quietWait > 0 {
+		logf("waiting up to %s for the restarted replica to be quiet", c.quietWait)
+		if r.restart.quiet, err = waitQuiet(ctx, "http://"+m.metrics+"/metrics", m.cmd.Process.Pid, m.started.Add(r.restart.served), c.quietWait, busyGCPercent); err != nil {
+			return err
+		}
 	}
 	if r.restart.heapTop, err = saveHeapProfile(ctx, m, filepath.Join(c.outDir, "heap-restart.pprof")); err != nil {
 		logf("heap profile: %v", err)
@@ -255,6 +268,9 @@ func (r *results) print(w *os.File) {
 		if f.settledAnon > 0 {
 			p("kurz RSS settled: anonymous / files (the binary's pages)", mib(f.settledAnon)+" / "+mib(f.settledFile))
 		}
+		if f.quiet.measured {
+			p("kurz RSS once quiet after the settle", f.quiet.describe(perLink))
+		}
 		if f.idleRSS > 0 {
 			p(fmt.Sprintf("kurz RSS, idle %s after the settle", secs(f.idle)), mib(f.idleRSS)+perLink(f.idleRSS))
 			p(f.idleAlloc.row())
@@ -274,6 +290,9 @@ func (r *results) print(w *os.File) {
 		p("restart: /readyz passes", secs(s.ready))
 		p("restart: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(s.served), s.loadAtServed, s.cpuServed)+s.ofFloor())
 		p("kurz RSS 10 s after serving, restart", mib(s.rss10s)+perLink(s.rss10s))
+		if s.quiet.measured {
+			p("kurz RSS once quiet after the restart", s.quiet.describe(perLink)+s.quiet.ofSettled(f.quiet))
+		}
 		p("kurz peak RSS, restart", mib(s.peakRSS))
 	}
 	for _, t := range []struct{ name, top string }{

@@ -32,5 +32,5 @@ func SetPacedBound(n int) (restore func()) {
 	return func() { pacedBound = old }
 }
 
-// CreatesWaiting is kurz_link_creates_waiting.
-var CreatesWaiting = createsWaiting
+// LinksWaiting is kurz_link_reconciles_waiting.
+var LinksWaiting = linksWaiting

@@ -44,7 +44,7 @@ type LinkReconciler struct {
 // flushes, label and annotation edits), so they never cause a reconcile;
 // except a Domain's recorded claim, which decides who holds a hostname.
 func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
-	paced := newPacedCreates(pacedBound, pacedFeedInterval)
+	paced := newPacedLinks(pacedBound, pacedFeedInterval)
 	b := statusController(mgr, "link", &kurzv1alpha1.Link{}, workers, createsPaced).
 		// Creates reach the queue as it empties (link_pacing.go); the
 		// first list's settled Links are not queued but checked once
@@ -58,8 +58,9 @@ func (r *LinkReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 			builder.WithPredicates(predicate.GenerationChangedPredicate{}, notInInitialList))
 	// A Domain appearing, leaving, changing hostname or recording its
 	// claim decides whether the links of that hostname (in any namespace)
-	// serve.
-	return watchDomains(b, r.linksOfDomain).Complete(r)
+	// serve: all of them, paced as Creates are.
+	return b.Watches(&kurzv1alpha1.Domain{}, paced.mapped(r.linksOfDomain),
+		builder.WithPredicates(domainEventsForLinks...)).Complete(r)
 }
 
 // +kubebuilder:rbac:groups=kurz.dev,resources=links,verbs=get;list;watch

@@ -31,7 +31,7 @@ func TestFirstListWaitsForRoomInTheQueue(t *testing.T) {
 		g.Expect(k8sClient.Create(ctx, l)).To(Succeed())
 		links = append(links, l)
 	}
-	waiting := testutil.ToFloat64(controllers.CreatesWaiting)
+	waiting := testutil.ToFloat64(controllers.LinksWaiting)
 
 	restore := controllers.SetPacedBound(3)
 	start(t, newManager(t, cfg, testOptions(newDNS(t)), nil))
@@ -39,5 +39,5 @@ func TestFirstListWaitsForRoomInTheQueue(t *testing.T) {
 	for _, l := range links {
 		g.Eventually(readyOf(l), timeout, poll).Should(Equal(linkActive), l.Name)
 	}
-	g.Eventually(func() float64 { return testutil.ToFloat64(controllers.CreatesWaiting) }, timeout, poll).Should(Equal(waiting))
+	g.Eventually(func() float64 { return testutil.ToFloat64(controllers.LinksWaiting) }, timeout, poll).Should(Equal(waiting))
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -26,8 +28,8 @@ func TestPacedCreatesBoundTheQueue(t *testing.T) {
 	defer q.ShutDown()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p := newPacedCreates(bound, 5*time.Millisecond)
-	waitingBefore := testutil.ToFloat64(createsWaiting)
+	p := newPacedLinks(bound, 5*time.Millisecond)
+	waitingBefore := testutil.ToFloat64(linksWaiting)
 	go p.run(ctx, q)
 
 	link := func(name string) *kurzv1alpha1.Link {
@@ -42,31 +44,15 @@ func TestPacedCreatesBoundTheQueue(t *testing.T) {
 	for i := range created {
 		p.Create(ctx, event.CreateEvent{Object: link(fmt.Sprintf("live-%d", i))}, q)
 	}
-	if got, want := testutil.ToFloat64(createsWaiting)-waitingBefore, float64(firstList+created-bound); got != want {
-		t.Fatalf("kurz_link_creates_waiting rose by %v, want %v", got, want)
+	if got, want := testutil.ToFloat64(linksWaiting)-waitingBefore, float64(firstList+created-bound); got != want {
+		t.Fatalf("kurz_link_reconciles_waiting rose by %v, want %v", got, want)
 	}
 
 	// A worker: every request once, the queue never over the bound.
+	order := drain(t, q, firstList+created, bound)
 	seen := map[string]int{}
-	var order []string
-	for len(order) < firstList+created {
-		got := make(chan reconcile.Request, 1)
-		go func() {
-			if req, shutdown := q.Get(); !shutdown {
-				got <- req
-			}
-		}()
-		select {
-		case req := <-got:
-			seen[req.Name]++
-			order = append(order, req.Name)
-			q.Done(req)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("the queue gave nothing for 10 s after %d of %d requests: %v", len(order), firstList+created, order)
-		}
-		if n := q.Len(); n > bound {
-			t.Fatalf("%d items in the queue, bound %d", n, bound)
-		}
+	for _, name := range order {
+		seen[name]++
 	}
 	for name, n := range seen {
 		if n != 1 {
@@ -91,8 +77,8 @@ func TestPacedCreatesBoundTheQueue(t *testing.T) {
 	if lists[createdLive] != nil || lists[fromFirstList] != nil {
 		t.Errorf("the waiting lists keep their memory once empty: %d and %d of capacity", cap(lists[createdLive]), cap(lists[fromFirstList]))
 	}
-	if got := testutil.ToFloat64(createsWaiting) - waitingBefore; got != 0 {
-		t.Errorf("kurz_link_creates_waiting is %v above where it began with none waiting", got)
+	if got := testutil.ToFloat64(linksWaiting) - waitingBefore; got != 0 {
+		t.Errorf("kurz_link_reconciles_waiting is %v above where it began with none waiting", got)
 	}
 }
 
@@ -102,22 +88,130 @@ func TestPacedCreatesDropWhatWaitsAtTheEnd(t *testing.T) {
 	q := priorityqueue.New[reconcile.Request]("paced-end-test")
 	defer q.ShutDown()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := newPacedCreates(2, time.Hour)
-	before := testutil.ToFloat64(createsWaiting)
+	p := newPacedLinks(2, time.Hour)
+	before := testutil.ToFloat64(linksWaiting)
 	for i := range 5 {
 		p.Create(ctx, event.CreateEvent{Object: &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: fmt.Sprint(i)}}}, q)
 	}
-	if got := testutil.ToFloat64(createsWaiting) - before; got != 3 {
+	if got := testutil.ToFloat64(linksWaiting) - before; got != 3 {
 		t.Fatalf("%v waiting, want 3", got)
 	}
 	done := make(chan struct{})
 	go func() { p.run(ctx, q); close(done) }()
 	cancel()
 	<-done
-	if got := testutil.ToFloat64(createsWaiting) - before; got != 0 {
+	if got := testutil.ToFloat64(linksWaiting) - before; got != 0 {
 		t.Errorf("%v still counted as waiting after the end", got)
 	}
 	if q.Len() != 2 {
 		t.Errorf("the queue holds %d, want the 2 queued before", q.Len())
 	}
+}
+
+// A Domain event that maps to every Link of its hostname is paced as
+// Creates are: the queue stays within the bound, a Link whose first-list
+// Create still waits is not queued a second time, and the Links only the
+// Domain event names go before the first list's that wait.
+func TestDomainEventsArePacedAndALinkWaitsOnce(t *testing.T) {
+	const bound, firstList, onlyMapped = 10, 30, 20
+	q := priorityqueue.New[reconcile.Request]("paced-domain-test")
+	defer q.ShutDown()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := newPacedLinks(bound, 5*time.Millisecond)
+	waitingBefore := testutil.ToFloat64(linksWaiting)
+	go p.run(ctx, q)
+
+	link := func(name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: name}}
+	}
+	for i := range firstList {
+		p.Create(ctx, event.CreateEvent{Object: &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: fmt.Sprintf("first-%d", i)}}, IsInInitialList: true}, q)
+	}
+	var all []reconcile.Request
+	for i := range firstList {
+		all = append(all, link(fmt.Sprintf("first-%d", i)))
+	}
+	for i := range onlyMapped {
+		all = append(all, link(fmt.Sprintf("mapped-%d", i)))
+	}
+	toLinks := func(context.Context, client.Object) []reconcile.Request { return all }
+	domain := &kurzv1alpha1.Domain{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "d"}}
+	// An update maps the old and the new Domain: the same Links twice.
+	p.mapped(toLinks).Update(ctx, event.UpdateEvent{ObjectOld: domain, ObjectNew: domain.DeepCopy()}, q)
+	if n := q.Len(); n > bound {
+		t.Fatalf("%d items in the queue after the Domain event, bound %d", n, bound)
+	}
+	// Waiting: the first list's beyond the bound once each, and the
+	// Domain's for the rest (the bound's first ten, queued already, may
+	// have been reconciled before the event: they wait again).
+	if got, want := testutil.ToFloat64(linksWaiting)-waitingBefore, float64(firstList-bound+bound+onlyMapped); got != want {
+		t.Fatalf("kurz_link_reconciles_waiting rose by %v, want %v", got, want)
+	}
+
+	order := drain(t, q, firstList+bound+onlyMapped, bound)
+	seen := map[string]int{}
+	lastMapped, firstWaited := -1, len(order)
+	for i, name := range order {
+		seen[name]++
+		var n int
+		if _, err := fmt.Sscanf(name, "mapped-%d", &n); err == nil {
+			lastMapped = i
+		} else if _, err := fmt.Sscanf(name, "first-%d", &n); err == nil && n >= bound && i < firstWaited {
+			firstWaited = i
+		}
+	}
+	for i := range firstList {
+		name, want := fmt.Sprintf("first-%d", i), 1
+		if i < bound {
+			want = 2 // queued at its Create, and again for the Domain
+		}
+		if seen[name] != want {
+			t.Errorf("%s reconciled %d times, want %d", name, seen[name], want)
+		}
+	}
+	for i := range onlyMapped {
+		if name := fmt.Sprintf("mapped-%d", i); seen[name] != 1 {
+			t.Errorf("%s reconciled %d times, want 1", name, seen[name])
+		}
+	}
+	if lastMapped > firstWaited {
+		t.Errorf("a Link of the Domain event (at %d) came after one of the first list that waited (at %d): %v", lastMapped, firstWaited, order)
+	}
+	p.mu.Lock()
+	waits := p.waits
+	p.mu.Unlock()
+	if waits != nil {
+		t.Errorf("the set of waiting Links keeps its memory once none waits: %d entries", len(waits))
+	}
+	if got := testutil.ToFloat64(linksWaiting) - waitingBefore; got != 0 {
+		t.Errorf("kurz_link_reconciles_waiting is %v above where it began with none waiting", got)
+	}
+}
+
+// drain is a worker: it takes n requests from q, one at a time, failing
+// the test when q holds more than bound or gives nothing for 10 s, and
+// returns their names in the order q gave them.
+func drain(t *testing.T, q priorityqueue.PriorityQueue[reconcile.Request], n, bound int) []string {
+	t.Helper()
+	var order []string
+	for len(order) < n {
+		got := make(chan reconcile.Request, 1)
+		go func() {
+			if req, shutdown := q.Get(); !shutdown {
+				got <- req
+			}
+		}()
+		select {
+		case req := <-got:
+			order = append(order, req.Name)
+			q.Done(req)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the queue gave nothing for 10 s after %d of %d requests: %v", len(order), n, order)
+		}
+		if l := q.Len(); l > bound {
+			t.Fatalf("%d items in the queue, bound %d", l, bound)
+		}
+	}
+	return order
 }

@@ -126,5 +126,10 @@ func statusController(mgr ctrl.Manager, name string, obj client.Object, workers 
 // Domain appears, leaves, changes its spec or records its claim.
 func watchDomains(b *builder.Builder, toRequests handler.MapFunc) *builder.Builder {
 	return b.Watches(&kurzv1alpha1.Domain{}, handler.EnqueueRequestsFromMapFunc(toRequests),
-		builder.WithPredicates(specOrClaimChanged, notInInitialList))
+		builder.WithPredicates(domainEventsForLinks...))
 }
+
+// domainEventsForLinks are the Domain events that can change a Link's
+// status: a Domain appearing after the first list, leaving, changing its
+// spec or recording its claim.
+var domainEventsForLinks = []predicate.Predicate{specOrClaimChanged, notInInitialList}

@@ -37,7 +37,14 @@ type Quiet struct {
 	streak   int // quiet intervals in a row
 	lowered  bool
 	last     uint64 // the allocation counter at the previous observation
+	// collected is when Run last collected on lowering the percent.
+	collected time.Time
 }
+
+// collectEvery bounds how often Run collects on lowering the percent:
+// Go's forced collection, which wakes the scavenger anyway, runs when two
+// minutes pass without one.
+const collectEvery = 2 * time.Minute
 
 // MinPeriod is the shortest time between two collections Quiet lets the
 // quiet percent cause.
@@ -83,8 +90,12 @@ func (q *Quiet) Observe(allocated, live uint64) (percent int, change bool) {
 // collection a replica that went quiet right after work kept the memory
 // that work grew to until Go's forced collection two minutes later
 // (bench-scale at 100 000 Links: 384 MiB 45 s after the settle, the
-// percent lowered, not a page returned). It costs one collection per
-// quiet spell, which the busy spell before it far outweighs.
+// percent lowered, not a page returned). It collects so at most once per
+// collectEvery: a replica whose quiet is broken by each Prometheus scrape
+// (a scrape allocates a few hundred KB at once, more than a second's
+// share of the threshold below about 30 000 Links) would otherwise
+// collect at every scrape; and a busy spell's memory waits at most that
+// long, Go's own forced collection.
 func (q *Quiet) Run(ctx context.Context, interval time.Duration) {
 	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	metrics.Read(samples)
@@ -100,9 +111,19 @@ func (q *Quiet) Run(ctx context.Context, interval time.Duration) {
 		metrics.Read(samples)
 		if p, change := q.Observe(samples[0].Value.Uint64(), samples[1].Value.Uint64()); change {
 			debug.SetGCPercent(p)
-			if p == q.quiet {
+			if p == q.quiet && q.collectOnLowering(time.Now()) {
 				runtime.GC()
 			}
 		}
 	}
+}
+
+// collectOnLowering reports whether Run collects on lowering the percent
+// at now: at most once per collectEvery.
+func (q *Quiet) collectOnLowering(now time.Time) bool {
+	if !q.collected.IsZero() && now.Sub(q.collected) < collectEvery {
+		return false
+	}
+	q.collected = now
+	return true
 }

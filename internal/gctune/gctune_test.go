@@ -39,3 +39,25 @@ func TestQuietStaysBusyBeforeTheFirstCollection(t *testing.T) {
 		}
 	}
 }
+
+// Run collects on lowering the percent to wake the scavenger, but a
+// replica whose quiet each scrape breaks would lower it every scrape: it
+// collects at most once per collectEvery.
+func TestCollectOnLoweringAtMostOncePerPeriod(t *testing.T) {
+	q := NewQuiet(busy, quiet, time.Second, 10)
+	at := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		after time.Duration
+		want  bool
+	}{
+		{0, true},                 // the first quiet spell
+		{15 * time.Second, false}, // a scrape later
+		{collectEvery - time.Second, false},
+		{collectEvery, true}, // a period after the last collection
+		{collectEvery + 15*time.Second, false},
+	} {
+		if got := q.collectOnLowering(at.Add(c.after)); got != c.want {
+			t.Errorf("lowered %s after the first: collect %v, want %v", c.after, got, c.want)
+		}
+	}
+}

@@ -9,7 +9,6 @@ package gctune
 
 import (
 	"context"
-	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -84,18 +83,20 @@ func (q *Quiet) Observe(allocated, live uint64) (percent int, change bool) {
 
 // Run observes the runtime's counters every interval and sets the GC
 // percent Observe returns, until ctx ends. On lowering it also collects
-// once: Go's background scavenger, which returns to the OS what lies
-// above the heap goal, sleeps while it has nothing to return and is woken
-// at the end of a collection, not by a new percent. Without that
-// collection a replica that went quiet right after work kept the memory
-// that work grew to until Go's forced collection two minutes later
-// (bench-scale at 100 000 Links: 384 MiB 45 s after the settle, the
-// percent lowered, not a page returned). It collects so at most once per
+// and returns every free page to the OS at once (debug.FreeOSMemory). Go's
+// background scavenger returns only what lies above 1.1x the heap goal,
+// and it sleeps while it has nothing to return, woken at the end of a
+// collection, not by a new percent: a replica that went quiet right after
+// work kept what that work grew to until Go's forced collection two
+// minutes later (bench-scale at 100 000 Links: 384 MiB 45 s after the
+// settle, the percent lowered, not a page returned), and after a
+// collection still kept the scavenger's tenth (279 and 287 MiB in two
+// runs). A quiet replica allocates a few KB a second, so the pages it
+// gives back are not soon faulted in again. It does so at most once per
 // collectEvery: a replica whose quiet is broken by each Prometheus scrape
-// (a scrape allocates a few hundred KB at once, more than a second's
-// share of the threshold below about 30 000 Links) would otherwise
-// collect at every scrape; and a busy spell's memory waits at most that
-// long, Go's own forced collection.
+// (a scrape allocates a few hundred KB at once, a gzip writer among
+// them) would otherwise do it at every scrape; and a busy spell's memory
+// waits at most that long, Go's own forced collection.
 func (q *Quiet) Run(ctx context.Context, interval time.Duration) {
 	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	metrics.Read(samples)
@@ -112,7 +113,7 @@ func (q *Quiet) Run(ctx context.Context, interval time.Duration) {
 		if p, change := q.Observe(samples[0].Value.Uint64(), samples[1].Value.Uint64()); change {
 			debug.SetGCPercent(p)
 			if p == q.quiet && q.collectOnLowering(time.Now()) {
-				runtime.GC()
+				debug.FreeOSMemory()
 			}
 		}
 	}

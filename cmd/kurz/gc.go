@@ -18,13 +18,13 @@ import (
 const defaultGCPercent = 50
 
 // quietGCPercent is the percent while the replica allocates next to
-// nothing (settled and idle: a few KB a second). Go's scavenger returns
-// what lies above the heap goal, so a settled replica gives back what its
-// start and settle grew to: at 100 000 Links, 279 MiB of RSS once quiet
-// against 323 MiB at the settle (2.9 against 3.4 KB a link; docs/scaling.md,
-// "A lower GC percent while the replica is quiet"). gctune bounds its cost: at most
-// one collection per gctune.MinPeriod while quiet, and the first second
-// of work raises the percent back.
+// nothing (settled and idle: a few KB a second). On lowering it gctune
+// returns every free page to the OS, so a settled replica gives back what
+// its start and settle grew to: at 100 000 Links, 255 MiB of RSS once
+// quiet against 318 MiB at the settle (2.67 against 3.3 KB a link;
+// docs/scaling.md, "A lower GC percent while the replica is quiet").
+// gctune bounds its cost: at most one collection per gctune.MinPeriod
+// while quiet, and the first second of work raises the percent back.
 const quietGCPercent = 10
 
 // tuneGC applies defaultGCPercent when GOGC is not set, and lowers it to

@@ -24,13 +24,7 @@ import (
 // waiting lists and the gauge are empty again.
 func TestPacedCreatesBoundTheQueue(t *testing.T) {
 	const bound, firstList, created = 10, 40, 20
-	q := priorityqueue.New[reconcile.Request]("paced-test")
-	defer q.ShutDown()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	p := newPacedLinks(bound, 5*time.Millisecond)
-	waitingBefore := testutil.ToFloat64(linksWaiting)
-	go p.run(ctx, q)
+	ctx, q, p, waitingBefore := runPaced(t, bound)
 
 	link := func(name string) *kurzv1alpha1.Link {
 		return &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name}}
@@ -114,13 +108,7 @@ func TestPacedCreatesDropWhatWaitsAtTheEnd(t *testing.T) {
 // Domain event names go before the first list's that wait.
 func TestDomainEventsArePacedAndALinkWaitsOnce(t *testing.T) {
 	const bound, firstList, onlyMapped = 10, 30, 20
-	q := priorityqueue.New[reconcile.Request]("paced-domain-test")
-	defer q.ShutDown()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	p := newPacedLinks(bound, 5*time.Millisecond)
-	waitingBefore := testutil.ToFloat64(linksWaiting)
-	go p.run(ctx, q)
+	ctx, q, p, waitingBefore := runPaced(t, bound)
 
 	link := func(name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: name}}
@@ -187,6 +175,21 @@ func TestDomainEventsArePacedAndALinkWaitsOnce(t *testing.T) {
 	if got := testutil.ToFloat64(linksWaiting) - waitingBefore; got != 0 {
 		t.Errorf("kurz_link_reconciles_waiting is %v above where it began with none waiting", got)
 	}
+}
+
+// runPaced starts a pacer with bound over a new priority queue, its feeder
+// running until the test ends, and returns them with the value of
+// kurz_link_reconciles_waiting before.
+func runPaced(t *testing.T, bound int) (context.Context, priorityqueue.PriorityQueue[reconcile.Request], *pacedLinks, float64) {
+	t.Helper()
+	q := priorityqueue.New[reconcile.Request](t.Name())
+	t.Cleanup(q.ShutDown)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	p := newPacedLinks(bound, 5*time.Millisecond)
+	before := testutil.ToFloat64(linksWaiting)
+	go p.run(ctx, q)
+	return ctx, q, p, before
 }
 
 // drain is a worker: it takes n requests from q, one at a time, failing

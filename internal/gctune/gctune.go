@@ -94,8 +94,9 @@ func (q *Quiet) Observe(allocated, live uint64) (percent int, change bool) {
 // runs). A quiet replica allocates a few KB a second, so the pages it
 // gives back are not soon faulted in again. It does so at most once per
 // collectEvery: a replica whose quiet is broken by each Prometheus scrape
-// (a scrape allocates a few hundred KB at once, a gzip writer among
-// them) would otherwise do it at every scrape; and a busy spell's memory
+// (a scrape allocates a few hundred KB or more at once: the 100 000-Link
+// replica of bench-scale collected at each of its reads, every 15 s)
+// would otherwise do it at every scrape; and a busy spell's memory
 // waits at most that long, Go's own forced collection.
 func (q *Quiet) Run(ctx context.Context, interval time.Duration) {
 	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/live:bytes"}}

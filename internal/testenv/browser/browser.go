@@ -45,6 +45,10 @@ func New(t testing.TB, width int, timeout time.Duration) context.Context {
 		// (CI) lacks; the pages are the test's own.
 		chromedp.NoSandbox,
 		chromedp.WindowSize(width, 900),
+		// Headless Chromium leaves its singleton directory
+		// (org.chromium.Chromium.*) in TMPDIR even when closed: one per
+		// test, in the test's own directory, removed with it.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(allocCtx)

@@ -24,7 +24,7 @@ import (
 // waiting lists and the gauge are empty again.
 func TestPacedCreatesBoundTheQueue(t *testing.T) {
 	const bound, firstList, created = 10, 40, 20
-	ctx, q, p, waitingBefore := runPaced(t, bound)
+	ctx, q, p, waitingBefore := newPaced(t, bound)
 	go p.run(ctx, q)
 
 	link := func(name string) *kurzv1alpha1.Link {
@@ -114,7 +114,7 @@ func TestPacedCreatesDropWhatWaitsAtTheEnd(t *testing.T) {
 // would depend on the worker's pace against the feeder's.
 func TestDomainEventsArePacedAndALinkWaitsOnce(t *testing.T) {
 	const bound, firstList, onlyMapped = 10, 30, 20
-	ctx, q, p, waitingBefore := runPaced(t, bound)
+	ctx, q, p, waitingBefore := newPaced(t, bound)
 
 	link := func(name string) reconcile.Request {
 		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team", Name: name}}
@@ -186,10 +186,10 @@ func TestDomainEventsArePacedAndALinkWaitsOnce(t *testing.T) {
 	}
 }
 
-// runPaced makes a pacer with bound over a new priority queue, and returns
+// newPaced makes a pacer with bound over a new priority queue, and returns
 // them, with a context that ends with the test for the feeder (go p.run),
 // and the value of kurz_link_reconciles_waiting before.
-func runPaced(t *testing.T, bound int) (context.Context, priorityqueue.PriorityQueue[reconcile.Request], *pacedLinks, float64) {
+func newPaced(t *testing.T, bound int) (context.Context, priorityqueue.PriorityQueue[reconcile.Request], *pacedLinks, float64) {
 	t.Helper()
 	q := priorityqueue.New[reconcile.Request](t.Name())
 	t.Cleanup(q.ShutDown)

@@ -31,6 +31,7 @@ type conn struct {
 	boundary bool // the next one-byte Read is a request's first byte
 	served   bool // a response was written: idle, not new, when parked
 	park     bool // ServeConn is ending so the connection can be parked
+	refused  bool // fasthttp refused a request it could not read: drain before closing (drain.go)
 	// ahead holds what the request-boundary read got past the first byte,
 	// until fasthttp's next read takes it; nil in between (see Read).
 	ahead *aheadBuf
@@ -185,6 +186,9 @@ func (c *conn) Close() error {
 	if a := c.ahead; a != nil { // a request cut short: nothing reads it now
 		c.ahead = nil
 		aheadPool.Put(a)
+	}
+	if c.mustDrain() {
+		c.drain()
 	}
 	return c.release()
 }

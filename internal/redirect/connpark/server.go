@@ -94,6 +94,7 @@ func New(srv *fasthttp.Server, o Options) (*Server, error) {
 	// between calls, so the caps are Serve's.
 	srv.Concurrency = math.MaxInt32
 	srv.MaxConnsPerIP = 0
+	srv.ErrorHandler = refused(srv.ErrorHandler)
 	h := srv.Handler
 	srv.Handler = func(ctx *fasthttp.RequestCtx) {
 		h(ctx)

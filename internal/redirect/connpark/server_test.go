@@ -253,3 +253,27 @@ func TestServedTimeouts(t *testing.T) {
 		g.Eventually(ts.Open, 30*time.Second).Should(BeZero(), "a client not reading after %d requests", warm)
 	}
 }
+
+// TestRefusedRequestIsAnsweredBeforeClose: a request fasthttp refuses
+// before reading all of it (here a 200 KiB header block) gets its answer,
+// then the server's FIN; closing with the rest unread would send a reset,
+// which makes the client's kernel drop the answer before the client reads it.
+func TestRefusedRequestIsAnsweredBeforeClose(t *testing.T) {
+	g := NewWithT(t)
+	ts := startServer(t, Options{}, nil)
+	for range 20 {
+		c := dial(t, "127.0.0.1", ts.addr)
+		// Written while the answer is read: the server answers after 32 KiB,
+		// and a loopback socket's buffers may not hold all of it.
+		wrote := make(chan error, 1)
+		go func() {
+			_, err := io.WriteString(c, request("/huge", "Cookie: parent="+strings.Repeat("c", 200<<10)+"\r\n"))
+			wrote <- err
+		}()
+		status, _ := c.answer(t)
+		g.Expect(status).To(Equal(http.StatusRequestHeaderFieldsTooLarge))
+		g.Expect(<-wrote).To(Succeed(), "the server read the rest of the request before closing")
+		_, err := c.br.ReadByte()
+		g.Expect(err).To(MatchError(io.EOF))
+	}
+}

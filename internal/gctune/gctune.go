@@ -1,7 +1,8 @@
 // Package gctune sets the Go collector's percent for a replica: lower while
 // the process allocates little (settled), back to the default at the first
-// sign of work. hack/bench-mem runs it (-quiet-gc) to measure what it
-// saves; kurz does not yet. A settled, idle replica allocates a few KB a
+// sign of work. Every kurz replica runs it (cmd/kurz/gc.go: 50 while busy,
+// 10 while quiet, unless GOGC is set); hack/bench-mem runs it (-quiet-gc)
+// to measure what it saves. A settled, idle replica allocates a few KB a
 // second (7 KB/s at 20 000 Links), far below the threshold; the 0.75 MB/s
 // once measured was its click writer working through a benchmark's clicks
 // (docs/scaling.md, "A lower GC percent while the replica is quiet").

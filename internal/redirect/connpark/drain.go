@@ -43,18 +43,15 @@ func refused(answer func(*fasthttp.RequestCtx, error)) func(*fasthttp.RequestCtx
 // defaultRefusal is fasthttp's answer when the server sets no ErrorHandler
 // (fasthttp does not export its own).
 func defaultRefusal(ctx *fasthttp.RequestCtx, err error) {
-	switch e := err.(type) {
-	case *fasthttp.ErrSmallBuffer:
+	if _, ok := err.(*fasthttp.ErrSmallBuffer); ok {
 		ctx.Error("Too big request header", http.StatusRequestHeaderFieldsTooLarge)
-	case *net.OpError:
-		if e.Timeout() {
-			ctx.Error("Request timeout", http.StatusRequestTimeout)
-			return
-		}
-		ctx.Error("Error when parsing request", http.StatusBadRequest)
-	default:
-		ctx.Error("Error when parsing request", http.StatusBadRequest)
+		return
 	}
+	if e, ok := err.(*net.OpError); ok && e.Timeout() {
+		ctx.Error("Request timeout", http.StatusRequestTimeout)
+		return
+	}
+	ctx.Error("Error when parsing request", http.StatusBadRequest)
 }
 
 // mustDrain reports whether closing c now could reset the answer just

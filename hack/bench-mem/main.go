@@ -89,7 +89,7 @@ func main() {
 		UpdateFunc: func(_, o any) { rix.UpsertLink(o.(*kurzv1alpha1.Link)) },
 	})
 	must(err)
-	must(pagination.Register(inf, pagination.Sink[*kurzv1alpha1.Link](query), listIndex))
+	must(pagination.Register(inf, nil, pagination.Sink[*kurzv1alpha1.Link](query), listIndex))
 	// The controllers', webhooks' and analytics' handlers: each has its
 	// own notification buffer.
 	for range 3 {

@@ -27,7 +27,7 @@ import (
 // client, and the same with this package's decoding.
 var (
 	std  runtime.NegotiatedSerializer = serializer.WithoutConversionCodecFactory{CodecFactory: serializer.NewCodecFactory(kurzscheme.Scheme)}
-	fast                              = Wrap(std)
+	fast                              = Wrap(std, nil)
 )
 
 type decoded struct {
@@ -285,5 +285,42 @@ func BenchmarkWatchStream(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEachSeesEveryLinkFirst: Wrap's each is called once on every Link a
+// stream, a list or a single object decodes to, before the caller gets it,
+// and on nothing else.
+func TestEachSeesEveryLinkFirst(t *testing.T) {
+	var seen []string
+	mark := func(l *kurzv1alpha1.Link) {
+		seen = append(seen, l.Name)
+		l.Labels = map[string]string{"each": "seen"}
+	}
+	ns := Wrap(std, mark)
+	marked := func(obj runtime.Object) bool {
+		l, ok := obj.(*kurzv1alpha1.Link)
+		return ok && l.Labels["each"] == "seen"
+	}
+
+	stream := append(eventJSON(t, watch.Added, fullLink(1)), eventJSON(t, watch.Modified, fullLink(2))...)
+	stream = append(stream, []byte(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","code":410}}`)...)
+	events := decodeStream(t, ns, stream)
+	if len(events) != 3 || !marked(events[0].obj) || !marked(events[1].obj) || marked(events[2].obj) {
+		t.Errorf("stream: each marked %v, events %s", seen, dump(events))
+	}
+
+	list := &kurzv1alpha1.LinkList{TypeMeta: metav1.TypeMeta{APIVersion: "kurz.dev/v1alpha1", Kind: "LinkList"}}
+	list.Items = []kurzv1alpha1.Link{*fullLink(3), *fullLink(4)}
+	got := decodeObject(t, ns, mustJSON(t, list), &kurzv1alpha1.LinkList{}).obj.(*kurzv1alpha1.LinkList)
+	if !marked(&got.Items[0]) || !marked(&got.Items[1]) {
+		t.Errorf("list items not all marked: %s", dump(got.Items))
+	}
+	if !marked(decodeObject(t, ns, mustJSON(t, fullLink(5)), nil).obj) {
+		t.Error("a single Link was not marked")
+	}
+	want := []string{fullLink(1).Name, fullLink(2).Name, fullLink(3).Name, fullLink(4).Name, fullLink(5).Name}
+	if !reflect.DeepEqual(seen, want) {
+		t.Errorf("each saw %v, want %v, once each", seen, want)
 	}
 }

@@ -11,12 +11,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/controllers"
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/analytics/wiring"
 	"github.com/kurz-dev/kurz/internal/cacheslim"
 	"github.com/kurz-dev/kurz/internal/fieldindex"
 	"github.com/kurz-dev/kurz/internal/gauges"
+	"github.com/kurz-dev/kurz/internal/initialevents"
 	"github.com/kurz-dev/kurz/internal/redirect"
 	"github.com/kurz-dev/kurz/internal/restapi"
 	"github.com/kurz-dev/kurz/internal/scheme"
@@ -34,6 +36,9 @@ type Manager struct {
 	o      Options
 	ready  readiness
 	leader *leader // nil without leader election
+	// initialLinks is the Link informer's first stream, fed to the
+	// indexes as it arrives.
+	initialLinks *initialevents.Feed[*kurzv1alpha1.Link]
 }
 
 // shutdownMargin is added to the longest shutdown step of the roles to give
@@ -60,6 +65,10 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The redirect, list and find indexes take the Links of the first
+	// watch-list as they stream, not after the last one.
+	initialLinks := initialevents.New[*kurzv1alpha1.Link]()
+	o.API.InitialLinks, o.Redirect.InitialLinks = initialLinks, initialLinks
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme,
 		Metrics:                 metricsOptions(o),
@@ -72,13 +81,13 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 			// of its memory (internal/cacheslim).
 			DefaultTransform: cacheslim.Transform,
 			ByObject:         byObject,
-			NewInformer:      informersWith(links),
+			NewInformer:      informersWith(initialLinks.Wrap(links)),
 		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
-	m := &Manager{Manager: mgr, o: o}
+	m := &Manager{Manager: mgr, o: o, initialLinks: initialLinks}
 	if err := fieldindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return nil, err
 	}

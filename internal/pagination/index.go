@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kurz-dev/kurz/internal/initialevents"
 )
 
 // EventSource is the part of a controller-runtime cache.Informer (or a
@@ -54,22 +56,23 @@ func NewIndex[T client.Object](createdAt func(T) time.Time) *Index[T] {
 
 // Register feeds the index from an informer's add, update and delete events.
 func (ix *Index[T]) Register(informer EventSource) error {
-	return Register[T](informer, ix)
+	return Register[T](informer, nil, ix)
 }
 
 // Sink is what informer events feed: an Index, or another index kept
 // beside one.
-type Sink[T client.Object] interface {
-	Upsert(obj T)
-	Delete(obj T)
-}
+type Sink[T client.Object] = initialevents.Sink[T]
 
 // Register feeds sinks, in order, from one handler of an informer's add,
 // update and delete events. Each handler of an informer runs on its own
 // goroutine, at its own pace; sinks fed by one handler see every event at
 // the same time, so a writer waiting for the last of them (see
 // internal/visibility) finds the write in all of them.
-func Register[T client.Object](informer EventSource, sinks ...Sink[T]) error {
+//
+// With a feed (the informer's ListerWatcher wrapped by it), the sinks are
+// given the informer's initial list while it streams, and the handler skips
+// that list's adds; nil: the handler feeds them all.
+func Register[T client.Object](informer EventSource, feed *initialevents.Feed[T], sinks ...Sink[T]) error {
 	each := func(obj any, f func(Sink[T], T)) {
 		if o, ok := obj.(T); ok {
 			for _, s := range sinks {
@@ -77,8 +80,17 @@ func Register[T client.Object](informer EventSource, sinks ...Sink[T]) error {
 			}
 		}
 	}
-	_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { each(obj, Sink[T].Upsert) },
+	if feed != nil {
+		if err := feed.Add(sinks...); err != nil {
+			return fmt.Errorf("registering pagination index handler: %w", err)
+		}
+	}
+	_, err := informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, isInInitialList bool) {
+			if !feed.Skip(isInInitialList) {
+				each(obj, Sink[T].Upsert)
+			}
+		},
 		UpdateFunc: func(_, obj any) { each(obj, Sink[T].Upsert) },
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {

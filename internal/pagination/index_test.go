@@ -202,7 +202,7 @@ func TestRegisterSinks(t *testing.T) {
 	ix := NewIndex(createdAt)
 	rec := &recordingSink{ix: ix}
 	inf := &fakeInformer{}
-	g.Expect(Register[*kurzv1alpha1.Link](inf, rec, ix)).To(Succeed())
+	g.Expect(Register[*kurzv1alpha1.Link](inf, nil, rec, ix)).To(Succeed())
 	inf.h.OnAdd(link("a", "u1", 10, 1), true)
 	inf.h.OnUpdate(link("a", "u1", 10, 1), link("a", "u1", 30, 3))
 	inf.h.OnAdd("not a link", false)

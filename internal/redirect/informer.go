@@ -8,18 +8,22 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/initialevents"
 )
 
-// watch feeds the index from the Link and Domain informers of c. Event
+// watch feeds the index from the Link and Domain informers of c, and from
+// initialLinks (nil: none) while the Link informer's first list streams. Event
 // handlers run as the informer delivers, so the index follows a change within
 // the watch latency. The returned functions report whether each handler has
 // seen the informer's initial list.
-func (ix *Index) watch(ctx context.Context, c cache.Informers) ([]toolscache.InformerSynced, error) {
-	linkSynced, err := feed(ctx, c, "Link", ix.UpsertLink, ix.DeleteLink)
+func (ix *Index) watch(ctx context.Context, c cache.Informers, initialLinks *initialevents.Feed[*kurzv1alpha1.Link]) ([]toolscache.InformerSynced, error) {
+	linkSynced, err := feed(ctx, c, "Link", initialLinks, ix.UpsertLink, ix.DeleteLink)
 	if err != nil {
 		return nil, err
 	}
-	domainSynced, err := feed(ctx, c, "Domain", ix.UpsertDomain, ix.DeleteDomain)
+	domainSynced, err := feed(ctx, c, "Domain", nil, ix.UpsertDomain, ix.DeleteDomain)
 	if err != nil {
 		return nil, err
 	}
@@ -28,14 +32,21 @@ func (ix *Index) watch(ctx context.Context, c cache.Informers) ([]toolscache.Inf
 
 // feed hands every event of c's informer of T (named kind in errors) to
 // upsert or, for deletes, to remove, and returns whether the handler has
-// seen the initial list. Objects of another type are ignored.
+// seen the initial list. Objects of another type are ignored. With initial,
+// the informer's first list comes from it as it streams and the handler
+// skips that list's adds.
 func feed[T any, P interface {
 	*T
 	client.Object
-}](ctx context.Context, c cache.Informers, kind string, upsert func(P), remove func(types.NamespacedName)) (toolscache.InformerSynced, error) {
+}](ctx context.Context, c cache.Informers, kind string, initial *initialevents.Feed[P], upsert func(P), remove func(types.NamespacedName)) (toolscache.InformerSynced, error) {
 	inf, err := c.GetInformer(ctx, P(new(T)))
 	if err != nil {
 		return nil, fmt.Errorf("get %s informer: %w", kind, err)
+	}
+	if initial != nil {
+		if err := initial.Add(sink[P]{upsert: upsert, remove: remove}); err != nil {
+			return nil, fmt.Errorf("feed %ss: %w", kind, err)
+		}
 	}
 	on := func(o any, deleted bool) {
 		obj, ok := unwrapDeleted(o).(P)
@@ -48,8 +59,12 @@ func feed[T any, P interface {
 		}
 		upsert(obj)
 	}
-	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { on(o, false) },
+	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(o any, isInInitialList bool) {
+			if !initial.Skip(isInInitialList) {
+				on(o, false)
+			}
+		},
 		UpdateFunc: func(_, o any) { on(o, false) },
 		DeleteFunc: func(o any) { on(o, true) },
 	})
@@ -66,4 +81,15 @@ func unwrapDeleted(o any) any {
 		return t.Obj
 	}
 	return o
+}
+
+// sink is upsert and remove as an initialevents.Sink.
+type sink[P client.Object] struct {
+	upsert func(P)
+	remove func(types.NamespacedName)
+}
+
+func (s sink[P]) Upsert(obj P) { s.upsert(obj) }
+func (s sink[P]) Delete(obj P) {
+	s.remove(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
 }

@@ -10,9 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/analytics/capture"
 	"github.com/kurz-dev/kurz/internal/clientip"
 	"github.com/kurz-dev/kurz/internal/flagbind"
+	"github.com/kurz-dev/kurz/internal/initialevents"
 	"github.com/kurz-dev/kurz/internal/redirect/clicks"
 )
 
@@ -52,6 +54,10 @@ type Options struct {
 	// Analytics is click analytics' capture, set by the composition root
 	// (the --analytics flags are package wiring's); zero: off.
 	Analytics AnalyticsCapture
+	// InitialLinks gives the index the Link informer's first list while
+	// it streams (internal/initialevents); nil: the informer's handler
+	// gives it every Link. Set by the composition root.
+	InitialLinks *initialevents.Feed[*kurzv1alpha1.Link]
 }
 
 // AnalyticsCapture is what the redirect server needs of click analytics:

@@ -29,7 +29,7 @@ func setup(mgr ctrl.Manager, o Options) (*Server, error) {
 	}
 	// Setup has no context of its own; before the manager starts, GetInformer
 	// only registers the informer, it does not block.
-	regs, err := ix.watch(context.Background(), mgr.GetCache())
+	regs, err := ix.watch(context.Background(), mgr.GetCache(), o.InitialLinks)
 	if err != nil {
 		return nil, err
 	}

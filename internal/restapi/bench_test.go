@@ -170,7 +170,7 @@ func newBenchServer() (http.Handler, []string, error) {
 		}
 		switch obj.(type) {
 		case *kurzv1alpha1.Link:
-			err = pagination.Register(inf, pagination.Sink[*kurzv1alpha1.Link](s.linkQuery), s.links.index)
+			err = pagination.Register(inf, nil, pagination.Sink[*kurzv1alpha1.Link](s.linkQuery), s.links.index)
 		case *kurzv1alpha1.Domain:
 			err = s.domains.index.Register(inf)
 		}

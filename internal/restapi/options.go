@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/clientip"
 	"github.com/kurz-dev/kurz/internal/flagbind"
+	"github.com/kurz-dev/kurz/internal/initialevents"
 )
 
 // Options configure the API server.
@@ -58,6 +60,10 @@ type Options struct {
 	// Analytics answers the analytics endpoints; nil (analytics off): they
 	// answer 503. Set by the composition root, not a flag.
 	Analytics analytics.Reader
+	// InitialLinks gives the link indexes the Link informer's first list
+	// while it streams (internal/initialevents); nil: the informer's
+	// handler gives them every Link. Set by the composition root.
+	InitialLinks *initialevents.Feed[*kurzv1alpha1.Link]
 }
 
 // DefaultOptions returns the production defaults.

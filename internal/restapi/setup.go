@@ -50,7 +50,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	}
 	// One handler feeds both link indexes, the list index last: a write
 	// awaited in it (await.go) is in the other one too.
-	if err := pagination.Register(linkInformer, pagination.Sink[*kurzv1alpha1.Link](s.linkQuery), s.links.index); err != nil {
+	if err := pagination.Register(linkInformer, o.InitialLinks, pagination.Sink[*kurzv1alpha1.Link](s.linkQuery), s.links.index); err != nil {
 		return err
 	}
 	domainInformer, err := mgr.GetCache().GetInformer(ctx, &kurzv1alpha1.Domain{})

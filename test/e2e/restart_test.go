@@ -52,6 +52,10 @@ func TestRestartKeepsEverything(t *testing.T) {
 	g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "the token of the first start still works")
 	g.Expect(clicks()).To(BeNumerically("==", 3), "clicks survive a restart")
 	g.Expect(k.linkByKey(t, "restart.e2e.example", "r")).NotTo(BeNil())
+	// The list and find indexes were filled from the start's stream
+	// (internal/initialevents): a search finds the Link too.
+	found := k.must(t, http.StatusOK, http.MethodGet, "/api/v1/links?search=example.com/r", nil)["data"].([]any)
+	g.Expect(found).To(ContainElement(HaveKeyWithValue("id", id)))
 
 	// SIGKILL: kurz cannot flush, so at most the clicks of one flush interval
 	// are lost; its control plane dies with it and the data is intact.

@@ -1,0 +1,126 @@
+package initialevents
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	toolscache "k8s.io/client-go/tools/cache"
+)
+
+// Sink is what a Feed gives objects to: an index that an informer's
+// handler feeds too.
+type Sink[T any] interface {
+	Upsert(obj T)
+	Delete(obj T)
+}
+
+// Feed hands the first complete initial stream of the ListerWatcher it
+// wraps to its sinks. A nil *Feed feeds nothing and skips nothing, so an
+// index set up without one is fed by its handler alone, as before.
+type Feed[T runtime.Object] struct {
+	mu     sync.Mutex
+	groups [][]Sink[T]
+	// begun is set by the first stream tapped: a sink added later would
+	// miss objects and then skip them.
+	begun bool
+	// over is set once the sinks hold a complete initial list (fed) or
+	// the informer listed instead of streaming: nothing more is tapped,
+	// the informer's own relists take it from there.
+	over bool
+	fed  atomic.Bool
+}
+
+// New returns a Feed with no sinks.
+func New[T runtime.Object]() *Feed[T] { return &Feed[T]{} }
+
+// errBegun is Add's error once a stream was tapped.
+var errBegun = errors.New("initialevents: sink added after the first stream began")
+
+// Add adds a group of sinks, fed in order on a goroutine of their own, as
+// one informer handler feeds them. Add every sink before the informer
+// starts.
+func (f *Feed[T]) Add(sinks ...Sink[T]) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.begun {
+		return errBegun
+	}
+	f.groups = append(f.groups, sinks)
+	return nil
+}
+
+// Skip tells a handler of the Feed's sinks to skip an add: one of the
+// informer's initial list, which the sinks already hold.
+func (f *Feed[T]) Skip(isInInitialList bool) bool {
+	return f != nil && isInInitialList && f.fed.Load()
+}
+
+// Fed reports whether the sinks hold a complete initial list.
+func (f *Feed[T]) Fed() bool { return f != nil && f.fed.Load() }
+
+// Wrap returns lw with the Feed tapping its watches that send initial
+// events, until one completes.
+func (f *Feed[T]) Wrap(lw toolscache.ListerWatcherWithContext) toolscache.ListerWatcher {
+	return listerWatcher[T]{inner: lw, feed: f}
+}
+
+// tapNext returns the sink groups for a new stream, or nil when streams are
+// no longer tapped.
+func (f *Feed[T]) tapNext() [][]Sink[T] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.over || len(f.groups) == 0 {
+		return nil
+	}
+	f.begun = true
+	return f.groups
+}
+
+// end stops tapping: fed tells whether a stream completed.
+func (f *Feed[T]) end(fed bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.over = true
+	if fed {
+		f.fed.Store(true)
+	}
+}
+
+// listerWatcher is the wrapped ListerWatcher. It implements both of
+// client-go's interfaces, as toolscache.ListWatch does.
+type listerWatcher[T runtime.Object] struct {
+	inner toolscache.ListerWatcherWithContext
+	feed  *Feed[T]
+}
+
+// ListWithContext lists through: an informer that lists did not stream, and
+// its list is not the Feed's to give.
+func (lw listerWatcher[T]) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	lw.feed.end(false)
+	return lw.inner.ListWithContext(ctx, opts)
+}
+
+func (lw listerWatcher[T]) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := lw.inner.WatchWithContext(ctx, opts)
+	if err != nil || opts.SendInitialEvents == nil || !*opts.SendInitialEvents {
+		return w, err
+	}
+	groups := lw.feed.tapNext()
+	if groups == nil {
+		return w, nil
+	}
+	return tap(w, lw.feed, groups), nil
+}
+
+func (lw listerWatcher[T]) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return lw.ListWithContext(context.Background(), opts)
+}
+
+func (lw listerWatcher[T]) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return lw.WatchWithContext(context.Background(), opts)
+}

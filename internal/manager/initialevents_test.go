@@ -1,0 +1,60 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
+	"github.com/kurz-dev/kurz/internal/testenv"
+)
+
+// TestIndexesTakeTheFirstStream starts a replica over Links that exist
+// already: kube-apiserver streams them as a watch-list, the indexes take
+// them from the stream (the Feed completes, so the informer's own adds of
+// them are skipped), every one redirects, and changes after the start reach
+// the index through the informer's handlers as before.
+func TestIndexesTakeTheFirstStream(t *testing.T) {
+	testenv.Need(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	host := unique("stream") + ".test"
+	createDomain(t, ns, "go", host)
+	const n = 40
+	links := make([]*kurzv1alpha1.Link, n)
+	for i := range links {
+		links[i] = createLink(t, ns, fmt.Sprint("l", i), host, fmt.Sprint("k", i))
+	}
+
+	o := testOptions(t, newDNS(t), ns)
+	o.EnableControllers = false
+	m, err := New(ctx, cfg, o)
+	g.Expect(err).NotTo(HaveOccurred())
+	start(t, m, (*Manager).Start)
+
+	g.Eventually(func() int { return readyz(o.HealthProbeBindAddress) }, timeout, poll).Should(Equal(http.StatusOK))
+	g.Expect(m.initialLinks.Fed()).To(BeTrue(), "the Link informer's first list was a watch-list, fed as it streamed")
+	for i := range links {
+		status, location := follow(o.Redirect.BindAddress, host, fmt.Sprint("k", i))
+		g.Expect(status).To(Equal(http.StatusFound), "k%d", i)
+		g.Expect(location).To(Equal(fmt.Sprint("https://example.com/k", i)))
+	}
+
+	// After the stream, the handlers: an edit, a delete and a new Link.
+	edited := links[0].DeepCopy()
+	edited.Spec.URL = "https://example.com/edited"
+	g.Expect(k8sClient.Patch(ctx, edited, client.MergeFrom(links[0]))).To(Succeed())
+	g.Expect(k8sClient.Delete(ctx, links[1])).To(Succeed())
+	createLink(t, ns, "after", host, "after")
+	g.Eventually(func() string { _, l := follow(o.Redirect.BindAddress, host, "k0"); return l }, timeout, poll).
+		Should(Equal("https://example.com/edited"))
+	g.Eventually(func() int { s, _ := follow(o.Redirect.BindAddress, host, "k1"); return s }, timeout, poll).
+		Should(Equal(http.StatusNotFound))
+	g.Eventually(func() int { s, _ := follow(o.Redirect.BindAddress, host, "after"); return s }, timeout, poll).
+		Should(Equal(http.StatusFound))
+}

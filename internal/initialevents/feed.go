@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,8 +32,17 @@ type Feed[T runtime.Object] struct {
 	// over is set once the sinks hold a complete initial list (fed) or
 	// the informer listed instead of streaming: nothing more is tapped,
 	// the informer's own relists take it from there.
-	over bool
-	fed  atomic.Bool
+	over   bool
+	fed    atomic.Bool
+	stream Stream
+}
+
+// Stream is what a Feed gave its sinks: the events of the stream that
+// completed (one per object, unless an object changed while it streamed)
+// and how long it took from the watch's answer to its bookmark.
+type Stream struct {
+	Events int
+	Took   time.Duration
 }
 
 // New returns a Feed with no sinks.
@@ -60,8 +70,16 @@ func (f *Feed[T]) Skip(isInInitialList bool) bool {
 	return f != nil && isInInitialList && f.fed.Load()
 }
 
-// Fed reports whether the sinks hold a complete initial list.
-func (f *Feed[T]) Fed() bool { return f != nil && f.fed.Load() }
+// Fed reports whether the sinks hold a complete initial list, and what it
+// was.
+func (f *Feed[T]) Fed() (Stream, bool) {
+	if f == nil || !f.fed.Load() {
+		return Stream{}, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stream, true
+}
 
 // Wrap returns lw with the Feed tapping its watches that send initial
 // events, until one completes.
@@ -81,12 +99,13 @@ func (f *Feed[T]) tapNext() [][]Sink[T] {
 	return f.groups
 }
 
-// end stops tapping: fed tells whether a stream completed.
-func (f *Feed[T]) end(fed bool) {
+// end stops tapping; fed is the stream that completed, if one did.
+func (f *Feed[T]) end(fed *Stream) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.over = true
-	if fed {
+	if fed != nil {
+		f.stream = *fed
 		f.fed.Store(true)
 	}
 }
@@ -101,7 +120,7 @@ type listerWatcher[T runtime.Object] struct {
 // ListWithContext lists through: an informer that lists did not stream, and
 // its list is not the Feed's to give.
 func (lw listerWatcher[T]) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-	lw.feed.end(false)
+	lw.feed.end(nil)
 	return lw.inner.ListWithContext(ctx, opts)
 }
 

@@ -2,6 +2,7 @@ package initialevents
 
 import (
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -51,6 +52,7 @@ func (t *tapped[T]) Stop() {
 func (t *tapped[T]) run(f *Feed[T], groups [][]Sink[T]) {
 	defer close(t.done)
 	defer close(t.out)
+	began := time.Now()
 	fd := newFeeding(groups)
 	initial := true
 	for {
@@ -68,8 +70,8 @@ func (t *tapped[T]) run(f *Feed[T], groups [][]Sink[T]) {
 		}
 		if initial {
 			if endsInitialEvents(ev) {
-				fd.finish()
-				f.end(true)
+				n := fd.finish()
+				f.end(&Stream{Events: n, Took: time.Since(began)})
 				initial = false
 			} else {
 				fd.add(ev)
@@ -172,11 +174,17 @@ func (fd *feeding[T]) wait() {
 	fd.wg.Wait()
 }
 
-// finish gives the sinks what is queued and waits until they took it all.
-func (fd *feeding[T]) finish() {
+// finish gives the sinks what is queued, waits until they took it all,
+// and returns how many events they took.
+func (fd *feeding[T]) finish() int {
 	fd.flush()
 	fd.wait()
+	n := 0
+	for _, batch := range fd.sent {
+		n += len(batch)
+	}
 	fd.sent = nil
+	return n
 }
 
 // undo waits for the sinks, then deletes from them every object the stream

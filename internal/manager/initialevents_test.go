@@ -38,7 +38,9 @@ func TestIndexesTakeTheFirstStream(t *testing.T) {
 	start(t, m, (*Manager).Start)
 
 	g.Eventually(func() int { return readyz(o.HealthProbeBindAddress) }, timeout, poll).Should(Equal(http.StatusOK))
-	g.Expect(m.initialLinks.Fed()).To(BeTrue(), "the Link informer's first list was a watch-list, fed as it streamed")
+	stream, fed := m.initialLinks.Fed()
+	g.Expect(fed).To(BeTrue(), "the Link informer's first list was a watch-list, fed as it streamed")
+	g.Expect(stream.Events).To(BeNumerically(">=", n), "every Link of the namespace, and those of other tests")
 	for i := range links {
 		status, location := follow(o.Redirect.BindAddress, host, fmt.Sprint("k", i))
 		g.Expect(status).To(Equal(http.StatusFound), "k%d", i)

@@ -237,6 +237,20 @@ func TestListsDecodeAsClientGo(t *testing.T) {
 		"list as link":        {mustJSON(t, list), func() runtime.Object { return &kurzv1alpha1.Link{} }},
 		"domain":              {[]byte(`{"kind":"Domain","apiVersion":"kurz.dev/v1alpha1","metadata":{"name":"d"},"spec":{"domain":"a.b"}}`), func() runtime.Object { return &kurzv1alpha1.Domain{} }},
 	}
+	// Times as metav1's methods read them (time.go): null, offsets,
+	// escapes, and what they refuse.
+	for name, ts := range map[string]string{
+		"time null": `null`, "time with an offset": `"2026-11-27T12:00:00+02:00"`, "time escaped": `"\u0032026-11-27T12:00:00Z"`,
+		"time with fractions": `"2026-11-27T12:00:00.5Z"`, "time not RFC 3339": `"27 Nov 2026"`, "time a number": `1764244800`,
+		"time an object": `{}`, "time empty": `""`,
+	} {
+		link := `{"kind":"Link","apiVersion":"kurz.dev/v1alpha1","metadata":{"name":"t","creationTimestamp":` + ts +
+			`,"deletionTimestamp":` + ts + `,"managedFields":[{"manager":"m","time":` + ts + `}]},"spec":{"domain":"a.b","key":"k","url":"https://x"}}`
+		cases[name] = struct {
+			data []byte
+			into func() runtime.Object
+		}{[]byte(link), func() runtime.Object { return &kurzv1alpha1.Link{} }}
+	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			want, got := decodeObject(t, std, c.data, c.into()), decodeObject(t, fast, c.data, c.into())
@@ -323,4 +337,29 @@ func TestEachSeesEveryLinkFirst(t *testing.T) {
 	if !reflect.DeepEqual(seen, want) {
 		t.Errorf("each saw %v, want %v, once each", seen, want)
 	}
+}
+
+// FuzzEventDecodesAsClientGo: for any frame, the watch event (its type and
+// its object's bytes) is what client-go's event decoder gives, or the same
+// error.
+func FuzzEventDecodesAsClientGo(f *testing.F) {
+	f.Add(eventJSON(f, watch.Added, fullLink(1)))
+	f.Add([]byte(`{"type":"BOOKMARK","object":null,"type":"ADDED"}`))
+	f.Add([]byte(`{"object":{"kind":"Status"} ,"type":"ERROR","x":[1,{}]} `))
+	f.Add([]byte(`{"type":"ADDED","object":{}}{}`))
+	var stdEvents runtime.Serializer
+	for _, info := range std.SupportedMediaTypes() {
+		if info.MediaType == runtime.ContentTypeJSON {
+			stdEvents = info.StreamSerializer.Serializer
+		}
+	}
+	ours := eventDecoder{Serializer: stdEvents}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want, got metav1.WatchEvent
+		_, _, wantErr := stdEvents.Decode(bytes.Clone(data), nil, &want)
+		_, _, gotErr := ours.Decode(bytes.Clone(data), nil, &got)
+		if errString(gotErr) != errString(wantErr) || (wantErr == nil && !reflect.DeepEqual(got, want)) {
+			t.Errorf("decoded %q differently\n got: %+v, %v\nwant: %+v, %v", data, got, gotErr, want, wantErr)
+		}
+	})
 }

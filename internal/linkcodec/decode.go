@@ -16,10 +16,12 @@ var (
 
 // options make v2 read what client-go's decoder (sigs.k8s.io/json, with
 // case-sensitive names) reads: a repeated name's last value wins, invalid
-// UTF-8 becomes U+FFFD, unknown names are ignored (v2's default).
+// UTF-8 becomes U+FFFD, unknown names are ignored (v2's default), times
+// parse as metav1's methods parse them (time.go).
 var options = json.JoinOptions(
 	jsontext.AllowDuplicateNames(true),
 	jsontext.AllowInvalidUTF8(true),
+	json.WithUnmarshalers(timeUnmarshalers),
 )
 
 // decoder is the object decoder: Links and LinkLists with v2, the rest

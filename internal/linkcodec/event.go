@@ -2,8 +2,9 @@ package linkcodec
 
 import (
 	"bytes"
+	"errors"
+	"io"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,26 +16,73 @@ import (
 // next); anything else goes to std.
 type eventDecoder struct{ runtime.Serializer }
 
-// event is metav1.WatchEvent's JSON.
-type event struct {
-	Type   string         `json:"type"`
-	Object jsontext.Value `json:"object"`
-}
-
 func (d eventDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
 	out, ok := into.(*metav1.WatchEvent)
 	if !ok {
 		return d.Serializer.Decode(data, defaults, into)
 	}
-	var e event
-	if err := json.Unmarshal(data, &e, options); err != nil {
+	typ, object, err := readEvent(data)
+	if err != nil {
 		*out = metav1.WatchEvent{}
 		return d.Serializer.Decode(data, defaults, into)
 	}
-	*out = metav1.WatchEvent{Type: e.Type}
+	*out = metav1.WatchEvent{Type: typ}
 	// As runtime.RawExtension's UnmarshalJSON: null is no object.
-	if !bytes.Equal(e.Object, []byte("null")) {
-		out.Object.Raw = e.Object
+	if !bytes.Equal(object, []byte("null")) {
+		out.Object.Raw = object
 	}
 	return out, nil, nil
+}
+
+var errNotEvent = errors.New("linkcodec: not a watch event")
+
+// readEvent reads a watch event's type and the bytes of its object, as
+// metav1.WatchEvent's JSON: names match exactly, the last of a repeated
+// name wins, others are skipped.
+//
+// The object is a slice of data, not a copy (a copy was a fifth of the
+// bytes a start allocated per Link): data is the frame the streaming
+// decoder reads into its buffer, and client-go's watch decoder
+// (k8s.io/client-go/rest/watch) decodes the object before it reads the
+// next frame; the object decoder copies what it keeps.
+func readEvent(data []byte) (typ string, object []byte, err error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data), options)
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return "", nil, errNotEvent
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return "", nil, err
+		}
+		switch name.String() {
+		case "type":
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return "", nil, err
+			}
+			if tok.Kind() != '"' {
+				return "", nil, errNotEvent
+			}
+			typ = tok.String()
+		case "object":
+			v, err := dec.ReadValue()
+			if err != nil {
+				return "", nil, err
+			}
+			end := int(dec.InputOffset())
+			object = data[end-len(v) : end : end]
+		default:
+			if err := dec.SkipValue(); err != nil {
+				return "", nil, err
+			}
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil { // the closing brace
+		return "", nil, err
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return "", nil, errNotEvent // more after the event
+	}
+	return typ, object, nil
 }

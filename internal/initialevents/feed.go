@@ -32,9 +32,9 @@ type Feed[T runtime.Object] struct {
 	// over is set once the sinks hold a complete initial list (fed) or
 	// the informer listed instead of streaming: nothing more is tapped,
 	// the informer's own relists take it from there.
-	over   bool
-	fed    atomic.Bool
-	stream Stream
+	over bool
+	// fed is the stream the sinks hold, once one completed.
+	fed atomic.Pointer[Stream]
 }
 
 // Stream is what a Feed gave its sinks: the events of the stream that
@@ -67,18 +67,19 @@ func (f *Feed[T]) Add(sinks ...Sink[T]) error {
 // Skip tells a handler of the Feed's sinks to skip an add: one of the
 // informer's initial list, which the sinks already hold.
 func (f *Feed[T]) Skip(isInInitialList bool) bool {
-	return f != nil && isInInitialList && f.fed.Load()
+	return f != nil && isInInitialList && f.fed.Load() != nil
 }
 
 // Fed reports whether the sinks hold a complete initial list, and what it
 // was.
 func (f *Feed[T]) Fed() (Stream, bool) {
-	if f == nil || !f.fed.Load() {
+	if f == nil {
 		return Stream{}, false
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.stream, true
+	if s := f.fed.Load(); s != nil {
+		return *s, true
+	}
+	return Stream{}, false
 }
 
 // Wrap returns lw with the Feed tapping its watches that send initial
@@ -105,8 +106,7 @@ func (f *Feed[T]) end(fed *Stream) {
 	defer f.mu.Unlock()
 	f.over = true
 	if fed != nil {
-		f.stream = *fed
-		f.fed.Store(true)
+		f.fed.Store(fed)
 	}
 }
 

@@ -5,7 +5,7 @@ package connpark
 import "time"
 
 // Every deadline in the package (a waiting or parked connection's timeout
-// and linger, fasthttp's read and write deadlines) is an int64 of
+// and linger, a request's read and write deadlines) is an int64 of
 // nanoseconds since clockBase, a third of a time.Time's size: they are part
 // of every open connection's memory. They are measured on Go's monotonic
 // clock: clockBase, from time.Now, carries a monotonic reading, and Since
@@ -18,7 +18,7 @@ var clockBase = time.Now()
 func monoNow() int64 { return int64(time.Since(clockBase)) }
 
 // monoAt is t on the deadline clock, 0 (none) for the zero time. A t from
-// time.Now, as fasthttp's deadlines are, converts by its monotonic reading.
+// time.Now, as a handler's deadlines are, converts by its monotonic reading.
 func monoAt(t time.Time) int64 {
 	if t.IsZero() {
 		return 0

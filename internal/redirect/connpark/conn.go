@@ -79,8 +79,9 @@ const (
 // goroutine waits (Server.wait) without a read system call that would find
 // nothing. If nothing comes within the linger it reports EOF, which ends
 // ServeConn quietly, and marks the connection for parking; past the
-// timeout, or when shutting down, it reports EOF to close it. Any other
-// read is part of a request and blocks under fasthttp's deadlines.
+// timeout, or when shutting down, it reports EOF to close it. The bytes it
+// gets start the request's read and write deadlines. Any other read is part
+// of a request and blocks under its read deadline.
 //
 // The boundary read asks the socket for more than the byte fasthttp wants
 // and keeps the rest for fasthttp's next read, which comes at once (its
@@ -93,7 +94,7 @@ func (c *conn) Read(p []byte) (int, error) {
 	}
 	if !c.boundary || len(p) != 1 {
 		c.boundary = false
-		// Within a request: fasthttp's read timeout, exactly.
+		// Within a request: its read deadline, exactly.
 		if err := c.syncRead(c.dl.readWant, 0); err != nil {
 			return 0, err
 		}
@@ -108,6 +109,7 @@ func (c *conn) Read(p []byte) (int, error) {
 	if n == 0 {
 		return 0, err
 	}
+	c.startRequest()
 	p[0] = a.b[0]
 	if n == 1 {
 		aheadPool.Put(a)

@@ -59,13 +59,16 @@
 //     buffer, held only during the read system call, and hands it to
 //     fasthttp's next read: fasthttp's one-byte read and the buffered
 //     read behind it cost one read system call.
-//   - fasthttp's deadlines (three read and one write per request) are kept
-//     in the wrapper and reach the socket only before a read or write, and
-//     only when the socket's deadline is not close enough (never later than
-//     asked, at most half the timeout earlier): a busy connection updates
-//     the runtime's timers about twice a second instead of four times a
-//     request. Timeouts within a request therefore fire after half to all
-//     of their duration.
+//   - The server's read and write timeouts are the wrapper's, not
+//     fasthttp's (which would read the clock and set a deadline four times
+//     a request): a request's read and write deadlines are set from one
+//     reading of the clock when its first bytes arrive, and reach the
+//     socket only before a read or write, and only when the socket's
+//     deadline is not close enough (never later than wanted, at most half
+//     the timeout earlier): a busy connection updates the runtime's timers
+//     about twice a second. Timeouts within a request therefore fire after
+//     half to all of their duration; the write timeout counts from the
+//     request's first bytes, after the read timeout.
 //   - Reads, writes and the epoll_wait are raw system calls (rawio.go,
 //     poller.go): on one core the scheduler's system call bookkeeping cost
 //     more in context switches than the system calls themselves.

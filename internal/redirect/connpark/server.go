@@ -40,13 +40,14 @@ type Options struct {
 
 // Server serves a fasthttp.Server's connections, parking idle ones.
 type Server struct {
-	srv     *fasthttp.Server
-	o       Options
-	poll    *poller
-	open    atomic.Int64
-	perIP   perIP
-	closing atomic.Bool // set under mu
-	wg      sync.WaitGroup
+	srv      *fasthttp.Server
+	o        Options
+	timeouts timeouts // a request's, taken from srv
+	poll     *poller
+	open     atomic.Int64
+	perIP    perIP
+	closing  atomic.Bool // set under mu
+	wg       sync.WaitGroup
 
 	mu         sync.Mutex
 	ln         net.Listener
@@ -90,6 +91,7 @@ func New(srv *fasthttp.Server, o Options) (*Server, error) {
 		srv: srv, o: o, poll: p, conns: map[uint64]*conn{},
 		pollDone: make(chan struct{}), stopSweep: make(chan struct{}),
 	}
+	s.timeouts = takeTimeouts(srv)
 	// ServeConn counts its calls against these; a parked connection is
 	// between calls, so the caps are Serve's.
 	srv.Concurrency = math.MaxInt32

@@ -113,12 +113,37 @@ func TestDevice(t *testing.T) {
 		{"Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X)", deviceIOS},
 		{"Mozilla/5.0 (Linux; Android 14; Pixel 8)", deviceAndroid},
 		{"Mozilla/5.0 (X11; Linux x86_64)", deviceOther},
+		{"Mozilla/5.0 (iPod touch; CPU iPhone OS 12_0 like Mac OS X)", deviceIOS},
+		{"Mozilla/5.0 (Linux; Android 14; iPhone-case edition)", deviceIOS}, // an iOS name wins
+		{"iPiPad", deviceIOS},
+		{"xiPo iPa iPhon", deviceOther},
+		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36", deviceOther},
 		{"", deviceOther},
 	} {
 		t.Run(tc.ua, func(t *testing.T) {
 			NewWithT(t).Expect(device([]byte(tc.ua))).To(Equal(tc.want))
 		})
 	}
+}
+
+// FuzzDevice: the one-pass search for iOS names answers as three searches
+// would.
+func FuzzDevice(f *testing.F) {
+	for _, ua := range []string{"iPhone", "iPad", "iPod", "Android", "iPiPod", "iP", "AndroidiPad", "x"} {
+		f.Add([]byte(ua))
+	}
+	f.Fuzz(func(t *testing.T, ua []byte) {
+		want := deviceOther
+		switch {
+		case bytes.Contains(ua, []byte("iPhone")), bytes.Contains(ua, []byte("iPad")), bytes.Contains(ua, []byte("iPod")):
+			want = deviceIOS
+		case bytes.Contains(ua, []byte("Android")):
+			want = deviceAndroid
+		}
+		if got := device(ua); got != want {
+			t.Fatalf("device(%q) = %d, want %d", ua, got, want)
+		}
+	})
 }
 
 func FuzzNormalizeHost(f *testing.F) {

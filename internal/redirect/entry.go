@@ -79,8 +79,9 @@ func newEntry(l *kurzv1alpha1.Link, rec *linkRec, slot *clicks.Slot, q *clicks.Q
 	return e
 }
 
-// link is the Link e serves, as its clicks are counted.
-func (e *Entry) link() clicks.Link {
+// ClickedLink is the Link e serves, as its clicks are counted
+// (clicks.Linker).
+func (e *Entry) ClickedLink() clicks.Link {
 	return clicks.Link{UID: e.uid, Namespace: e.rec.namespace, Name: e.rec.name}
 }
 

@@ -126,9 +126,14 @@ func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bo
 	if qs := ctx.URI().QueryString(); len(qs) > 0 {
 		dest, utm = mergeQuery(dest+utm, string(qs)), ""
 	}
-	if utm == "" {
+	switch {
+	case utm == "":
 		h.redirect(ctx, status, dest)
-	} else {
+	case len(dest)+len(utm) <= stackLocation:
+		var b [stackLocation]byte
+		ctx.Response.Header.SetBytesV("Location", append(append(b[:0], dest...), utm...)) // copies
+		ctx.SetStatusCode(status)
+	default:
 		b := locations.Get().(*[]byte)
 		*b = append(append((*b)[:0], dest...), utm...)
 		ctx.Response.Header.SetBytesV("Location", *b) // copies
@@ -147,7 +152,7 @@ func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bo
 // of what the capture needs in a slot of its ring (a full ring drops it
 // and counts; nothing waits or allocates).
 func (h *handler) clicked(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
-	e.slot.Click(e.link(), now)
+	e.slot.Click(e, now)
 	if h.analytics != nil {
 		h.capture(ctx, e, now, h.analytics)
 	} else if h.onDemand != nil {
@@ -184,8 +189,12 @@ func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64, ring *c
 	ring.Commit(r)
 }
 
-// locations are the buffers a destination and its utm_* parameters are
-// joined in, so that the cache's URL is not held twice per link.
+// A destination and its utm_* parameters are joined for the Location header
+// in a buffer on the stack when they fit in stackLocation bytes, else in one
+// of locations; the link's Entry holds the two apart so that the cache's URL
+// is not held twice per link.
+const stackLocation = 512
+
 var locations = sync.Pool{New: func() any { return new([]byte) }}
 
 func (h *handler) redirect(ctx *fasthttp.RequestCtx, status int, location string) {

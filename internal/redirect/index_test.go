@@ -124,8 +124,8 @@ func TestIndexRebuildsEntryAndKeepsItsClicks(t *testing.T) {
 			} else {
 				g.Expect(e.slot).NotTo(BeIdenticalTo(before.slot))
 			}
-			g.Expect(e.link()).To(Equal(clicks.Link{UID: changed.UID, Namespace: "a", Name: "l"}))
-			g.Expect(ix.counterFor(e.link())).To(BeIdenticalTo(e.slot.Counter(e.link())), "the spool replays into the Slot's Counter")
+			g.Expect(e.ClickedLink()).To(Equal(clicks.Link{UID: changed.UID, Namespace: "a", Name: "l"}))
+			g.Expect(ix.counterFor(e.ClickedLink())).To(BeIdenticalTo(e.slot.Counter(e.ClickedLink())), "the spool replays into the Slot's Counter")
 			g.Expect(ix.counterFor(clicks.Link{UID: "gone", Namespace: "a", Name: "l"})).To(BeNil(), "a Link the index does not hold")
 		})
 	}

@@ -60,18 +60,18 @@ func BenchmarkClick(b *testing.B) {
 	l := Link{UID: "0b6c1f9e-2f2c-4c1e-9a57-000000000001", Namespace: "workspace", Name: "link"}
 	s := NewQueue().NewSlot()
 	now := time.Now().UnixNano()
-	s.Click(l, now)
+	s.Click(&l, now)
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			s.Click(l, now)
+			s.Click(&l, now)
 		}
 	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				s.Click(l, now)
+				s.Click(&l, now)
 			}
 		})
 	})

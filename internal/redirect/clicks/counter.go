@@ -79,10 +79,23 @@ type Slot struct {
 	q *Queue
 }
 
-// Click counts one click of l at now (unix nanoseconds). l is read only
-// when the Slot makes its Counter, at its first click; a click allocates
-// nothing.
-func (s *Slot) Click(l Link, now int64) { s.Counter(l).Click(now) }
+// Linker names the Link a Slot counts.
+type Linker interface{ ClickedLink() Link }
+
+// ClickedLink is l.
+func (l *Link) ClickedLink() Link { return *l }
+
+// Click counts one click at now (unix nanoseconds) of the Link l names. l
+// is asked only when the Slot makes its Counter, at its first click: on the
+// redirect path every further read of the Link's record is a likely cache
+// miss. A click allocates nothing.
+func (s *Slot) Click(l Linker, now int64) {
+	c := s.c.Load()
+	if c == nil {
+		c = s.Counter(l.ClickedLink())
+	}
+	c.Click(now)
+}
 
 // Counter returns the Slot's Counter, made for l if there is none yet.
 func (s *Slot) Counter(l Link) *Counter {

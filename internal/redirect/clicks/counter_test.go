@@ -23,7 +23,7 @@ func TestSlotCountsIntoOneCounter(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			for i := range 100 {
-				s.Click(l, int64(i))
+				s.Click(&l, int64(i))
 			}
 		})
 	}
@@ -36,7 +36,7 @@ func TestSlotCountsIntoOneCounter(t *testing.T) {
 	g.Expect(q.take()).To(Equal([]*Counter{c}), "queued once")
 
 	c.queued.Store(false) // a flush round took it
-	s.Click(l, 100)
+	s.Click(&l, 100)
 	g.Expect(q.take()).To(Equal([]*Counter{c}), "queued again after the round")
 }
 
@@ -44,6 +44,6 @@ func TestSlotCountsIntoOneCounter(t *testing.T) {
 func TestClickAllocatesNothing(t *testing.T) {
 	s := NewQueue().NewSlot()
 	l := Link{UID: "u", Namespace: "ns", Name: "l"}
-	s.Click(l, 1)
-	NewWithT(t).Expect(testing.AllocsPerRun(1000, func() { s.Click(l, 2) })).To(BeZero())
+	s.Click(&l, 1)
+	NewWithT(t).Expect(testing.AllocsPerRun(1000, func() { s.Click(&l, 2) })).To(BeZero())
 }

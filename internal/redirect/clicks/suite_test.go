@@ -113,7 +113,7 @@ func (ix *index) counterFor(l Link) *Counter { return ix.slot(l).Counter(l) }
 func (ix *index) click(l Link, n int) {
 	s := ix.slot(l)
 	for range n {
-		s.Click(l, time.Now().UnixNano())
+		s.Click(&l, time.Now().UnixNano())
 	}
 }
 

@@ -53,7 +53,7 @@ func hotPathHandler() *handler {
 	app.Spec.IOS, app.Spec.UTM = &ios, &kurzv1alpha1.LinkUTM{Source: &src}
 	ix.UpsertLink(app)
 	registerMetrics()
-	return &handler{ix: ix, status: http.StatusFound, countryHeader: []byte(countryHeader)}
+	return &handler{ix: ix, status: http.StatusFound, countryHeader: fasthttp.AppendNormalizedHeaderKey(nil, countryHeader)}
 }
 
 func hotPathRequest(ctx *fasthttp.RequestCtx, method, host, path, ua string) {

@@ -26,7 +26,6 @@ var (
 	hdrRobots    = []byte("X-Robots-Tag")
 	valNoindex   = []byte("noindex")
 	hdrAllow     = []byte("Allow")
-	hdrUserAgent = []byte("User-Agent")
 	hdrReferer   = []byte("Referer")
 )
 
@@ -41,7 +40,7 @@ type handler struct {
 	trustedProxies []netip.Prefix
 	// analytics is click analytics' capture ring, nil when it is off;
 	// countryHeader the trusted header naming the visitor's country (nil:
-	// none).
+	// none), normalised as fasthttp normalises the names it parses.
 	analytics *capture.Ring
 	// onDemand, when set (webhooks without analytics), points to the
 	// ring to capture into while something wants clicks, nil otherwise.
@@ -122,7 +121,7 @@ func (h *handler) answer(ctx *fasthttp.RequestCtx, now time.Time) outcome {
 // follow redirects to the link's destination and counts a click unless the
 // request is HEAD.
 func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bool, now int64) {
-	dest, utm := e.destination(ctx.Request.Header.PeekBytes(hdrUserAgent))
+	dest, utm := e.destination(ctx.Request.Header.UserAgent())
 	if qs := ctx.URI().QueryString(); len(qs) > 0 {
 		dest, utm = mergeQuery(dest+utm, string(qs)), ""
 	}
@@ -178,11 +177,14 @@ func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64, ring *c
 	}
 	c.IP = clientip.Addr(ctx.RemoteIP(), xff, h.trustedProxies)
 	hdr := &ctx.Request.Header
-	c.SetUA(hdr.PeekBytes(hdrUserAgent))
-	c.SetReferer(hdr.PeekBytes(hdrReferer))
+	// UserAgent is a field of fasthttp's header; PeekCanonical finds the
+	// others by the name as fasthttp normalised it when parsing, without
+	// PeekBytes' copy and normalisation of the name per click.
+	c.SetUA(hdr.UserAgent())
+	c.SetReferer(hdr.PeekCanonical(hdrReferer))
 	c.SetQuery(ctx.URI().QueryString())
 	if h.countryHeader != nil {
-		c.SetCountry(hdr.PeekBytes(h.countryHeader))
+		c.SetCountry(hdr.PeekCanonical(h.countryHeader))
 	} else {
 		c.SetCountry(nil)
 	}

@@ -77,7 +77,7 @@ func NewServer(o Options, ix *Index, consumers ...ClickConsumer) (*Server, error
 		analytics: o.Analytics.Ring, onDemand: o.Analytics.OnDemand,
 	}
 	if (o.Analytics.Ring != nil || o.Analytics.OnDemand != nil) && o.Analytics.CountryHeader != "" {
-		h.countryHeader = []byte(o.Analytics.CountryHeader)
+		h.countryHeader = fasthttp.AppendNormalizedHeaderKey(nil, o.Analytics.CountryHeader)
 	}
 	return &Server{o: o, ix: ix, consumers: consumers, handler: h}, nil
 }

@@ -22,11 +22,11 @@ var (
 	hdrCacheControl = []byte("Cache-Control")
 	// Redirects must reach us every time: every click is counted and edits
 	// take effect at once.
-	valNoStore   = []byte("no-store, no-cache, must-revalidate, max-age=0")
-	hdrRobots    = []byte("X-Robots-Tag")
-	valNoindex   = []byte("noindex")
-	hdrAllow     = []byte("Allow")
-	hdrReferer   = []byte("Referer")
+	valNoStore = []byte("no-store, no-cache, must-revalidate, max-age=0")
+	hdrRobots  = []byte("X-Robots-Tag")
+	valNoindex = []byte("noindex")
+	hdrAllow   = []byte("Allow")
+	hdrReferer = []byte("Referer")
 )
 
 const hdrXFF = "X-Forwarded-For"

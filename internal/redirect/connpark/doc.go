@@ -66,9 +66,10 @@
 //     socket only before a read or write, and only when the socket's
 //     deadline is not close enough (never later than wanted, at most half
 //     the timeout earlier): a busy connection updates the runtime's timers
-//     about twice a second. Timeouts within a request therefore fire after
-//     half to all of their duration; the write timeout counts from the
-//     request's first bytes, after the read timeout.
+//     about twice a second. The write timeout therefore fires after half
+//     to all of its duration, counted from the request's first bytes after
+//     the read timeout; a read within a request (one that arrives in
+//     pieces) sets the socket's read deadline exactly.
 //   - Reads, writes and the epoll_wait are raw system calls (rawio.go,
 //     poller.go): on one core the scheduler's system call bookkeeping cost
 //     more in context switches than the system calls themselves.

@@ -133,14 +133,6 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 			return nil, fmt.Errorf("set up analytics: %w", err)
 		}
 	}
-	if o.EnableAPI {
-		if an != nil {
-			o.API.Analytics = an.Store
-		}
-		if err := restapi.Setup(mgr, o.API); err != nil {
-			return nil, fmt.Errorf("set up API server: %w", err)
-		}
-	}
 	if o.EnableRedirect {
 		switch {
 		case an != nil && an.Ring != nil:
@@ -154,8 +146,20 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 			}
 			o.Redirect.Analytics = redirect.AnalyticsCapture{OnDemand: od.Switch(), Consumer: od, CountryHeader: od.CountryHeader}
 		}
-		if err := redirect.Setup(mgr, o.Redirect); err != nil {
+		ix, err := redirect.Setup(mgr, o.Redirect)
+		if err != nil {
 			return nil, fmt.Errorf("set up redirect server: %w", err)
+		}
+		// The API's answer to a write waits for this replica's redirect
+		// index too: a click sent once the answer is in finds the write.
+		o.API.Served = ix
+	}
+	if o.EnableAPI {
+		if an != nil {
+			o.API.Analytics = an.Store
+		}
+		if err := restapi.Setup(mgr, o.API); err != nil {
+			return nil, fmt.Errorf("set up API server: %w", err)
 		}
 	}
 	return m, nil

@@ -11,6 +11,7 @@ import (
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/claims"
 	"github.com/kurz-dev/kurz/internal/redirect/clicks"
+	"github.com/kurz-dev/kurz/internal/visibility"
 )
 
 // Index maps host -> key -> Entry for what may serve: a Link whose domain is
@@ -37,6 +38,9 @@ type Index struct {
 	// list through linkRec.next: nearly every key has one, and a slice
 	// per key cost 8 bytes more in the map and an allocation.
 	linksByHost map[string]map[string]*linkRec
+	// linksTaken and domainsTaken tell the API's writers when the index
+	// has their writes (writes.go).
+	linksTaken, domainsTaken taken
 
 	// queue is where the click Slots of the Entries queue their Counters.
 	queue *clicks.Queue
@@ -107,7 +111,7 @@ type linkRec struct {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{
+	ix := &Index{
 		hosts:         map[string]*servedHost{},
 		domains:       map[types.NamespacedName]*domainRec{},
 		domainsByHost: map[string]map[types.NamespacedName]*domainRec{},
@@ -115,6 +119,9 @@ func NewIndex() *Index {
 		linksByHost:   map[string]map[string]*linkRec{},
 		queue:         clicks.NewQueue(),
 	}
+	ix.linksTaken.writes = visibility.New(ix.heldLink)
+	ix.domainsTaken.writes = visibility.New(ix.heldDomain)
+	return ix
 }
 
 // hit is the result of a lookup, copied out under the read lock.
@@ -158,8 +165,10 @@ func hostOf(h kurzv1alpha1.Hostname) string {
 
 // UpsertLink adds or replaces a Link.
 func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
+	defer ix.linksTaken.writes.Changed() // after the unlock, deferred first
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	ix.linksTaken.take(l)
 	old := ix.links[l.Namespace][l.Name]
 	// A status write (clicks, conditions) changes nothing the index holds,
 	// but the record is rebuilt all the same: the cache has replaced the
@@ -200,6 +209,7 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 
 // DeleteLink removes a Link.
 func (ix *Index) DeleteLink(id types.NamespacedName) {
+	defer ix.linksTaken.writes.Changed()
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	if old := ix.links[id.Namespace][id.Name]; old != nil {
@@ -250,8 +260,10 @@ func (ix *Index) removeLink(rec *linkRec) {
 
 // UpsertDomain adds or replaces a Domain.
 func (ix *Index) UpsertDomain(d *kurzv1alpha1.Domain) {
+	defer ix.domainsTaken.writes.Changed()
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	ix.domainsTaken.take(d)
 	id := types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
 	old := ix.domains[id]
 	claim := claims.ClaimOf(d)
@@ -285,6 +297,7 @@ func (ix *Index) UpsertDomain(d *kurzv1alpha1.Domain) {
 
 // DeleteDomain removes a Domain.
 func (ix *Index) DeleteDomain(id types.NamespacedName) {
+	defer ix.domainsTaken.writes.Changed()
 	deleteRec(ix, ix.domains, id, func(old *domainRec) {
 		ix.removeDomain(id, old)
 		ix.refreshHost(old.host)

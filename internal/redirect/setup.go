@@ -11,10 +11,15 @@ import (
 	"github.com/kurz-dev/kurz/internal/redirect/clicks"
 )
 
-// Setup adds the redirect server to mgr. It runs on every replica.
-func Setup(mgr ctrl.Manager, o Options) error {
-	_, err := setup(mgr, o)
-	return err
+// Setup adds the redirect server to mgr and returns its index, which an
+// API server in the same process waits on (restapi.Options.Served). It
+// runs on every replica.
+func Setup(mgr ctrl.Manager, o Options) (*Index, error) {
+	srv, err := setup(mgr, o)
+	if err != nil {
+		return nil, err
+	}
+	return srv.ix, nil
 }
 
 func setup(mgr ctrl.Manager, o Options) (*Server, error) {

@@ -124,7 +124,9 @@
 // refresh it when the spec changes (a new generation). Then
 // the server waits (at most 10s) until the list index, and so the cache,
 // holds the written resourceVersion (or no longer holds a deleted object),
-// so the caller's next read sees its write. Stamping or waiting failures are
+// so the caller's next read sees its write, and then (Options.Served) until
+// the redirect index of the same process does, so a click sent as the
+// answer arrives follows the write. Stamping or waiting failures are
 // logged, not returned: the write itself succeeded.
 //
 // # Errors

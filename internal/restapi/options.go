@@ -64,6 +64,9 @@ type Options struct {
 	// while it streams (internal/initialevents); nil: the informer's
 	// handler gives them every Link. Set by the composition root.
 	InitialLinks *initialevents.Feed[*kurzv1alpha1.Link]
+	// Served is the redirect index when this process also serves
+	// redirects; nil: it does not. Set by the composition root.
+	Served Served
 }
 
 // DefaultOptions returns the production defaults.

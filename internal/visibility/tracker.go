@@ -17,10 +17,14 @@ type View[T client.Object] interface {
 	OnChange(f func())
 }
 
+// Lookup is how a Tracker asks its view about the object obj names (by
+// uid, namespace and name): the resourceVersion it holds the object at,
+// and whether it holds it at all.
+type Lookup func(obj client.Object) (rv uint64, ok bool)
+
 // Tracker tells writers when a view holds their writes.
 type Tracker struct {
-	// lookup returns the resourceVersion the view holds for uid.
-	lookup func(uid types.UID) (rv string, ok bool)
+	lookup Lookup
 
 	mu sync.Mutex
 	// changed is closed and cleared on every change of the view; WaitFor
@@ -32,19 +36,25 @@ type Tracker struct {
 // Track returns a Tracker of v. Call it before v is fed: it registers
 // itself with v.OnChange.
 func Track[T client.Object](v View[T]) *Tracker {
-	t := &Tracker{lookup: func(uid types.UID) (string, bool) {
-		obj, ok := v.Get(uid)
+	t := New(func(obj client.Object) (uint64, bool) {
+		held, ok := v.Get(obj.GetUID())
 		if !ok {
-			return "", false
+			return 0, false
 		}
-		return obj.GetResourceVersion(), true
-	}}
-	v.OnChange(t.changedNow)
+		return parseRV(held.GetResourceVersion()), true
+	})
+	v.OnChange(t.Changed)
 	return t
 }
 
-// changedNow wakes every waiter to look again.
-func (t *Tracker) changedNow() {
+// New returns a Tracker of a view that lookup asks; the view calls Changed
+// after every change.
+func New(lookup Lookup) *Tracker {
+	return &Tracker{lookup: lookup}
+}
+
+// Changed wakes every waiter to look again.
+func (t *Tracker) Changed() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.changed != nil {
@@ -53,20 +63,21 @@ func (t *Tracker) changedNow() {
 	}
 }
 
-// WaitFor blocks until the view holds uid at resourceVersion rv or a later
-// one or, when deleted is true, until it holds no uid (rv is then unused).
-// resourceVersions are etcd revisions, compared as numbers.
-func (t *Tracker) WaitFor(ctx context.Context, uid types.UID, rv string, deleted bool) error {
+// WaitFor blocks until the view holds obj (its uid) at resourceVersion rv
+// or a later one or, when deleted is true, until it holds no such uid (rv
+// is then unused). resourceVersions are etcd revisions, compared as
+// numbers.
+func (t *Tracker) WaitFor(ctx context.Context, obj client.Object, rv string, deleted bool) error {
 	var want uint64
 	if !deleted {
 		var err error
 		if want, err = strconv.ParseUint(rv, 10, 64); err != nil {
-			return fmt.Errorf("waiting for %s: resourceVersion %q is not a number: %w", uid, rv, err)
+			return fmt.Errorf("waiting for %s: resourceVersion %q is not a number: %w", obj.GetUID(), rv, err)
 		}
 	}
 	holds := func() bool {
-		got, ok := t.lookup(uid)
-		return deleted && !ok || !deleted && ok && parseRV(got) >= want
+		got, ok := t.lookup(obj)
+		return deleted && !ok || !deleted && ok && got >= want
 	}
 	for {
 		if holds() {
@@ -86,7 +97,7 @@ func (t *Tracker) WaitFor(ctx context.Context, uid types.UID, rv string, deleted
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s to reach the list index: %w", uid, ctx.Err())
+			return fmt.Errorf("waiting for %s to reach the view: %w", obj.GetUID(), ctx.Err())
 		}
 	}
 }

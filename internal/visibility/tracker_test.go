@@ -26,6 +26,11 @@ func link(ns, uid string, us int, rv int) *kurzv1alpha1.Link {
 	}}
 }
 
+// ref names the object of uid, as the API's writes do.
+func ref(uid types.UID) *kurzv1alpha1.Link {
+	return &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{UID: uid}}
+}
+
 // waiting reports whether some WaitFor is blocked on the tracker.
 func waiting(tr *Tracker) func() bool {
 	return func() bool {
@@ -39,7 +44,7 @@ func waiting(tr *Tracker) func() bool {
 // and returns once it waits; the channel receives what WaitFor returns.
 func waitInBackground(g Gomega, ctx context.Context, tr *Tracker, uid types.UID, rv string, deleted bool) <-chan error {
 	done := make(chan error, 1)
-	go func() { done <- tr.WaitFor(ctx, uid, rv, deleted) }()
+	go func() { done <- tr.WaitFor(ctx, ref(uid), rv, deleted) }()
 	g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
 	return done
 }
@@ -52,16 +57,16 @@ func TestWaitFor(t *testing.T) {
 	ix.Upsert(link("a", "u1", 10, 5))
 
 	// Already there, at that version or a later one.
-	g.Expect(tr.WaitFor(ctx, "u1", "5", false)).To(Succeed())
-	g.Expect(tr.WaitFor(ctx, "u1", "4", false)).To(Succeed())
-	g.Expect(tr.WaitFor(ctx, "u2", "", true)).To(Succeed())
-	g.Expect(tr.WaitFor(ctx, "u1", "not-a-number", false)).To(MatchError(ContainSubstring("not a number")))
+	g.Expect(tr.WaitFor(ctx, ref("u1"), "5", false)).To(Succeed())
+	g.Expect(tr.WaitFor(ctx, ref("u1"), "4", false)).To(Succeed())
+	g.Expect(tr.WaitFor(ctx, ref("u2"), "", true)).To(Succeed())
+	g.Expect(tr.WaitFor(ctx, ref("u1"), "not-a-number", false)).To(MatchError(ContainSubstring("not a number")))
 
 	// Not there yet: a cancelled context ends the wait with its error.
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	g.Expect(tr.WaitFor(cancelled, "u1", "6", false)).To(MatchError(context.Canceled))
-	g.Expect(tr.WaitFor(cancelled, "u1", "", true)).To(MatchError(context.Canceled))
+	g.Expect(tr.WaitFor(cancelled, ref("u1"), "6", false)).To(MatchError(context.Canceled))
+	g.Expect(tr.WaitFor(cancelled, ref("u1"), "", true)).To(MatchError(context.Canceled))
 
 	// Each wait keeps waiting through the other changes and returns on the
 	// awaited one.
@@ -104,14 +109,14 @@ func TestWaitFor(t *testing.T) {
 		g := NewWithT(t)
 		short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 		defer cancel()
-		g.Expect(tr.WaitFor(short, "u9", "10", false)).To(MatchError(context.DeadlineExceeded))
+		g.Expect(tr.WaitFor(short, ref("u9"), "10", false)).To(MatchError(context.DeadlineExceeded))
 	})
 
 	t.Run("many waiters", func(t *testing.T) {
 		g := NewWithT(t)
 		done := make(chan error, 10)
 		for range 10 {
-			go func() { done <- tr.WaitFor(ctx, "u9", "11", false) }()
+			go func() { done <- tr.WaitFor(ctx, ref("u9"), "11", false) }()
 		}
 		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
 		ix.Upsert(link("a", "u9", 10, 11))

@@ -23,8 +23,10 @@ func TestHTTPClientSession(t *testing.T) {
 	})
 	g.Expect(domain["status"]).To(Equal("pending"))
 
-	// 30 links: two pages of the list.
-	var first map[string]any
+	// 30 links: two pages of the list. Each redirects the moment its
+	// create is answered (all but the first, whose clicks are counted
+	// below): the answer waits for the redirect server's index too.
+	var first, last map[string]any
 	for i := range 30 {
 		l := k.must(t, http.StatusCreated, http.MethodPost, "/api/v1/links", map[string]any{
 			"domain": "http.e2e.example", "key": fmt.Sprintf("k%02d", i), "url": fmt.Sprintf("https://example.com/page/%d", i),
@@ -33,7 +35,11 @@ func TestHTTPClientSession(t *testing.T) {
 		g.Expect(l["link"]).To(Equal(fmt.Sprintf("https://http.e2e.example/k%02d", i)))
 		if i == 0 {
 			first = l
+			continue
 		}
+		last = l
+		g.Expect(k.redirect(t, "http.e2e.example", fmt.Sprintf("k%02d", i)).Header.Get("Location")).
+			To(Equal(fmt.Sprintf("https://example.com/page/%d?utm_source=e2e", i)), "served as soon as created")
 	}
 	page1 := k.must(t, http.StatusOK, http.MethodGet, "/api/v1/links", nil)
 	meta := page1["meta"].(map[string]any)
@@ -66,6 +72,15 @@ func TestHTTPClientSession(t *testing.T) {
 		_, l := k.call(t, http.MethodGet, "/api/v1/links/"+first["id"].(string), nil)
 		return l["clicks"]
 	}).WithTimeout(30 * time.Second).Should(BeNumerically("==", 1))
+
+	// An update and a delete are served as soon as they are answered too.
+	lastPath := "/api/v1/links/" + last["id"].(string)
+	k.must(t, http.StatusOK, http.MethodPut, lastPath, map[string]any{
+		"domain": "http.e2e.example", "key": "k29", "url": "https://example.com/moved", "utm_source": "e2e",
+	})
+	g.Expect(k.redirect(t, "http.e2e.example", "k29").Header.Get("Location")).To(Equal("https://example.com/moved?utm_source=e2e"))
+	k.must(t, http.StatusOK, http.MethodDelete, lastPath, nil)
+	g.Expect(k.redirect(t, "http.e2e.example", "k29").Header.Get("Location")).To(Equal("https://example.com/missing"))
 }
 
 // TestGitOpsAndAPIAgree applies YAML with kubectl and uses the API on the same

@@ -52,8 +52,9 @@ func (k *resource[T, V]) awaitDelete(ctx context.Context, s *server, obj T) {
 	}
 }
 
-// await waits for a list index (its tracker, lists), then for the redirect index if this
-// process has one, to hold obj at rv (or, deleted, to hold it no more).
+// await waits for a list index (its tracker, lists), then for the redirect
+// index if this process has one, to hold obj at rv (or, deleted, to hold
+// it no more).
 func (s *server) await(ctx context.Context, lists *visibility.Tracker, obj client.Object, rv string, deleted bool) error {
 	if err := lists.WaitFor(ctx, obj, rv, deleted); err != nil {
 		return err

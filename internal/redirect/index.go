@@ -119,8 +119,8 @@ func NewIndex() *Index {
 		linksByHost:   map[string]map[string]*linkRec{},
 		queue:         clicks.NewQueue(),
 	}
-	ix.linksTaken.writes = visibility.New(ix.heldLink)
-	ix.domainsTaken.writes = visibility.New(ix.heldDomain)
+	ix.linksTaken.writes = visibility.New(ix.holds(&ix.linksTaken, ix.linkUID))
+	ix.domainsTaken.writes = visibility.New(ix.holds(&ix.domainsTaken, ix.domainUID))
 	return ix
 }
 
@@ -165,10 +165,13 @@ func hostOf(h kurzv1alpha1.Hostname) string {
 
 // UpsertLink adds or replaces a Link.
 func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
-	defer ix.linksTaken.writes.Changed() // after the unlock, deferred first
+	// Deferred in this order, they run the other way round: the record and
+	// the served view have the Link, then it counts as taken, then the
+	// lock goes, then the waiters look.
+	defer ix.linksTaken.writes.Changed()
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	ix.linksTaken.take(l)
+	defer ix.linksTaken.take(l)
 	old := ix.links[l.Namespace][l.Name]
 	// A status write (clicks, conditions) changes nothing the index holds,
 	// but the record is rebuilt all the same: the cache has replaced the
@@ -260,10 +263,10 @@ func (ix *Index) removeLink(rec *linkRec) {
 
 // UpsertDomain adds or replaces a Domain.
 func (ix *Index) UpsertDomain(d *kurzv1alpha1.Domain) {
-	defer ix.domainsTaken.writes.Changed()
+	defer ix.domainsTaken.writes.Changed() // as in UpsertLink
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	ix.domainsTaken.take(d)
+	defer ix.domainsTaken.take(d)
 	id := types.NamespacedName{Namespace: d.Namespace, Name: d.Name}
 	old := ix.domains[id]
 	claim := claims.ClaimOf(d)

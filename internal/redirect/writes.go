@@ -2,7 +2,7 @@ package redirect
 
 import (
 	"context"
-	"strconv"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -12,33 +12,73 @@ import (
 )
 
 // taken is how far the index has followed one kind's informer: the newest
-// resourceVersion among the objects it has taken, and the Tracker its
-// writers wait on. Fields change under Index.wmu.
+// resourceVersion among the objects it has taken, and the Tracker the
+// API's writers wait on.
 //
 // The index keeps no resourceVersion per object (8 bytes a Link, 16 with
 // the size class): a watch delivers a kind's events in resourceVersion
 // order, so once the index has taken one at or past a write's, it has the
-// write. Only a relist (after a watch broke) hands objects over in no
-// order, and can end a wait up to the rest of that list early. Creates
-// and deletes are exact all the same: they wait for the object's uid to
-// appear in its record or to leave it.
+// write. A list (a relist after the watch broke, or a start that fell back
+// from the streamed one) hands objects over in no order, and can end a
+// wait up to the rest of that list early.
 type taken struct {
-	rv     uint64
+	// rv is written under Index.wmu, read without it.
+	rv     atomic.Uint64
 	writes *visibility.Tracker
 }
 
 // take moves t past o's resourceVersion. Caller holds Index.wmu.
 func (t *taken) take(o client.Object) {
-	if rv, err := strconv.ParseUint(o.GetResourceVersion(), 10, 64); err == nil && rv > t.rv {
-		t.rv = rv
+	if rv := visibility.ParseRV(o.GetResourceVersion()); rv > t.rv.Load() {
+		t.rv.Store(rv)
 	}
 }
 
-// WaitFor blocks until the index holds the Link or Domain obj names (its
-// uid) with every write up to resourceVersion rv or, when deleted is true,
-// holds no record of that uid; ctx bounds the wait. Other kinds return at
-// once. The API server calls it after its own lists hold a write, so a
-// click sent once the answer is in finds what was written.
+// holds is the visibility.Holds of one kind's writes, whose records by
+// namespace and name recordUID looks up (under Index.wmu). A write is held
+// once the index has taken events up to its resourceVersion, whatever the
+// record now is (a Link created and deleted since, a Domain whose
+// finalizer was lifted). A delete is held once the index has taken the
+// object's last version the writer saw (obj's resourceVersion: the index
+// may not have had its create yet) and has no record of its uid.
+func (ix *Index) holds(t *taken, recordUID func(types.NamespacedName) (types.UID, bool)) visibility.Holds {
+	return func(obj client.Object, rv uint64, deleted bool) bool {
+		if !deleted {
+			return t.rv.Load() >= rv
+		}
+		if t.rv.Load() < visibility.ParseRV(obj.GetResourceVersion()) {
+			return false
+		}
+		ix.wmu.Lock()
+		defer ix.wmu.Unlock()
+		uid, ok := recordUID(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+		return !ok || uid != obj.GetUID()
+	}
+}
+
+// linkUID is the uid of the Link record of id. Caller holds wmu.
+func (ix *Index) linkUID(id types.NamespacedName) (types.UID, bool) {
+	rec := ix.links[id.Namespace][id.Name]
+	if rec == nil {
+		return "", false
+	}
+	return rec.entry.uid, true
+}
+
+// domainUID is the uid of the Domain record of id. Caller holds wmu.
+func (ix *Index) domainUID(id types.NamespacedName) (types.UID, bool) {
+	rec := ix.domains[id]
+	if rec == nil {
+		return "", false
+	}
+	return rec.uid, true
+}
+
+// WaitFor blocks until the index holds the write of the Link or Domain obj
+// at resourceVersion rv or, when deleted is true, its delete; ctx bounds
+// the wait. Other kinds return at once. The API server calls it after its
+// own lists hold a write, so a click sent once the answer is in follows
+// the write.
 func (ix *Index) WaitFor(ctx context.Context, obj client.Object, rv string, deleted bool) error {
 	switch obj.(type) {
 	case *kurzv1alpha1.Link:
@@ -47,27 +87,4 @@ func (ix *Index) WaitFor(ctx context.Context, obj client.Object, rv string, dele
 		return ix.domainsTaken.writes.WaitFor(ctx, obj, rv, deleted)
 	}
 	return nil
-}
-
-// heldLink is what visibility asks of the Link obj names: held when its
-// record has obj's uid, at the newest resourceVersion taken.
-func (ix *Index) heldLink(obj client.Object) (uint64, bool) {
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	rec := ix.links[obj.GetNamespace()][obj.GetName()]
-	if rec == nil || rec.entry.uid != obj.GetUID() {
-		return 0, false
-	}
-	return ix.linksTaken.rv, true
-}
-
-// heldDomain is heldLink for Domains.
-func (ix *Index) heldDomain(obj client.Object) (uint64, bool) {
-	ix.wmu.Lock()
-	defer ix.wmu.Unlock()
-	rec := ix.domains[types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}]
-	if rec == nil || rec.uid != obj.GetUID() {
-		return 0, false
-	}
-	return ix.domainsTaken.rv, true
 }

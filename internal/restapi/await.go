@@ -13,8 +13,8 @@ import (
 // Served is the redirect index of this process (redirect.Index): the
 // answer to a write waits for it as for the API's own lists.
 type Served interface {
-	// WaitFor blocks until the index holds obj (by uid) with every write
-	// up to resourceVersion rv or, when deleted, no longer holds it.
+	// WaitFor blocks until the index has the write of obj at
+	// resourceVersion rv or, when deleted, obj's delete.
 	WaitFor(ctx context.Context, obj client.Object, rv string, deleted bool) error
 }
 

@@ -17,14 +17,15 @@ type View[T client.Object] interface {
 	OnChange(f func())
 }
 
-// Lookup is how a Tracker asks its view about the object obj names (by
-// uid, namespace and name): the resourceVersion it holds the object at,
-// and whether it holds it at all.
-type Lookup func(obj client.Object) (rv uint64, ok bool)
+// Holds is how a Tracker asks its view about a write of obj (named by its
+// uid, namespace and name): whether the view has it at resourceVersion rv
+// or a later one or, when deleted is true (rv is then 0), whether it has
+// the object's delete.
+type Holds func(obj client.Object, rv uint64, deleted bool) bool
 
 // Tracker tells writers when a view holds their writes.
 type Tracker struct {
-	lookup Lookup
+	holds Holds
 
 	mu sync.Mutex
 	// changed is closed and cleared on every change of the view; WaitFor
@@ -33,24 +34,26 @@ type Tracker struct {
 	changed chan struct{}
 }
 
-// Track returns a Tracker of v. Call it before v is fed: it registers
-// itself with v.OnChange.
+// Track returns a Tracker of v, which holds a write when it has the
+// object's uid at that resourceVersion or a later one, and a delete when it
+// no longer has the uid. Call it before v is fed: it registers itself with
+// v.OnChange.
 func Track[T client.Object](v View[T]) *Tracker {
-	t := New(func(obj client.Object) (uint64, bool) {
+	t := New(func(obj client.Object, rv uint64, deleted bool) bool {
 		held, ok := v.Get(obj.GetUID())
-		if !ok {
-			return 0, false
+		if deleted {
+			return !ok
 		}
-		return parseRV(held.GetResourceVersion()), true
+		return ok && ParseRV(held.GetResourceVersion()) >= rv
 	})
 	v.OnChange(t.Changed)
 	return t
 }
 
-// New returns a Tracker of a view that lookup asks; the view calls Changed
-// after every change.
-func New(lookup Lookup) *Tracker {
-	return &Tracker{lookup: lookup}
+// New returns a Tracker of a view that holds answers; the view calls
+// Changed after every change.
+func New(holds Holds) *Tracker {
+	return &Tracker{holds: holds}
 }
 
 // Changed wakes every waiter to look again.
@@ -63,10 +66,17 @@ func (t *Tracker) Changed() {
 	}
 }
 
-// WaitFor blocks until the view holds obj (its uid) at resourceVersion rv
-// or a later one or, when deleted is true, until it holds no such uid (rv
-// is then unused). resourceVersions are etcd revisions, compared as
-// numbers.
+// Waiting reports whether a WaitFor is blocked on the tracker (tests use
+// it to make a change only once someone waits for it).
+func (t *Tracker) Waiting() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.changed != nil
+}
+
+// WaitFor blocks until the view holds the write of obj at resourceVersion
+// rv or, when deleted is true, its delete (rv is then unused).
+// resourceVersions are etcd revisions, compared as numbers.
 func (t *Tracker) WaitFor(ctx context.Context, obj client.Object, rv string, deleted bool) error {
 	var want uint64
 	if !deleted {
@@ -75,12 +85,8 @@ func (t *Tracker) WaitFor(ctx context.Context, obj client.Object, rv string, del
 			return fmt.Errorf("waiting for %s: resourceVersion %q is not a number: %w", obj.GetUID(), rv, err)
 		}
 	}
-	holds := func() bool {
-		got, ok := t.lookup(obj)
-		return deleted && !ok || !deleted && ok && got >= want
-	}
 	for {
-		if holds() {
+		if t.holds(obj, want, deleted) {
 			return nil
 		}
 		t.mu.Lock()
@@ -91,7 +97,7 @@ func (t *Tracker) WaitFor(ctx context.Context, obj client.Object, rv string, del
 		t.mu.Unlock()
 		// Look again now that ch is taken: a change between the first look
 		// and taking ch closed no channel this waiter holds.
-		if holds() {
+		if t.holds(obj, want, deleted) {
 			return nil
 		}
 		select {
@@ -102,8 +108,8 @@ func (t *Tracker) WaitFor(ctx context.Context, obj client.Object, rv string, del
 	}
 }
 
-// parseRV reads a resourceVersion; one that is not a number counts as 0.
-func parseRV(rv string) uint64 {
+// ParseRV reads a resourceVersion; one that is not a number counts as 0.
+func ParseRV(rv string) uint64 {
 	n, err := strconv.ParseUint(rv, 10, 64)
 	if err != nil {
 		return 0

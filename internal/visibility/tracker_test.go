@@ -31,21 +31,12 @@ func ref(uid types.UID) *kurzv1alpha1.Link {
 	return &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{UID: uid}}
 }
 
-// waiting reports whether some WaitFor is blocked on the tracker.
-func waiting(tr *Tracker) func() bool {
-	return func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		return tr.changed != nil
-	}
-}
-
 // waitInBackground runs tr.WaitFor(ctx, uid, rv, deleted) in a goroutine
 // and returns once it waits; the channel receives what WaitFor returns.
 func waitInBackground(g Gomega, ctx context.Context, tr *Tracker, uid types.UID, rv string, deleted bool) <-chan error {
 	done := make(chan error, 1)
 	go func() { done <- tr.WaitFor(ctx, ref(uid), rv, deleted) }()
-	g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+	g.Eventually(tr.Waiting, 20*time.Second).Should(BeTrue())
 	return done
 }
 
@@ -97,7 +88,7 @@ func TestWaitFor(t *testing.T) {
 				change()
 			}
 			if tt.others != nil {
-				g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+				g.Eventually(tr.Waiting, 20*time.Second).Should(BeTrue())
 				g.Expect(done).NotTo(Receive())
 			}
 			tt.awaited()
@@ -118,7 +109,7 @@ func TestWaitFor(t *testing.T) {
 		for range 10 {
 			go func() { done <- tr.WaitFor(ctx, ref("u9"), "11", false) }()
 		}
-		g.Eventually(waiting(tr), 20*time.Second).Should(BeTrue())
+		g.Eventually(tr.Waiting, 20*time.Second).Should(BeTrue())
 		ix.Upsert(link("a", "u9", 10, 11))
 		for range 10 {
 			g.Eventually(done, 20*time.Second).Should(Receive(BeNil()))

@@ -59,8 +59,13 @@ func TestMentioningFindsLiveProcessesOnly(t *testing.T) {
 	marker := t.TempDir()
 	cmd, done := start(t, "sleep 60; : "+marker)
 	t.Cleanup(func() { _, _ = procstop.Stop(cmd.Process, done, time.Second) })
-	found := procstop.Mentioning(marker)
-	g.Expect(found).To(HaveLen(1))
+	// Between its fork and its exec, the child sh starts for sleep still
+	// has sh's command line, marker and all: wait for the exec.
+	var found []procstop.Proc
+	g.Eventually(func() []procstop.Proc {
+		found = procstop.Mentioning(marker)
+		return found
+	}).WithTimeout(20 * time.Second).Should(HaveLen(1))
 	g.Expect(found[0].PID).To(Equal(cmd.Process.Pid))
 	g.Expect(found[0].Name()).To(Equal("sh"))
 	_, err := procstop.Stop(cmd.Process, done, time.Minute)

@@ -26,20 +26,23 @@ var options = json.JoinOptions(
 
 // decoder is the object decoder: Links and LinkLists with v2, the rest
 // (and whatever v2 refuses, so errors read as client-go's) with std.
-type decoder struct{ std runtime.Decoder }
+type decoder struct {
+	std  runtime.Decoder
+	opts json.Options // options, or a Skip's
+}
 
 func (d decoder) Decode(data []byte, defaults *schema.GroupVersionKind, into runtime.Object) (runtime.Object, *schema.GroupVersionKind, error) {
 	switch o := into.(type) {
 	case nil:
-		if l := new(kurzv1alpha1.Link); decodeAs(data, l, linkGVK) {
+		if l := new(kurzv1alpha1.Link); decodeAs(data, l, linkGVK, d.opts) {
 			return l, &linkGVK, nil
 		}
 	case *kurzv1alpha1.Link:
-		if decodeAs(data, o, linkGVK) {
+		if decodeAs(data, o, linkGVK, d.opts) {
 			return o, &linkGVK, nil
 		}
 	case *kurzv1alpha1.LinkList:
-		if decodeAs(data, o, linkListGVK) {
+		if decodeAs(data, o, linkListGVK, d.opts) {
 			return o, &linkListGVK, nil
 		}
 	}
@@ -52,10 +55,10 @@ func (d decoder) Decode(data []byte, defaults *schema.GroupVersionKind, into run
 func decodeAs[T any, PT interface {
 	*T
 	runtime.Object
-}](data []byte, obj PT, gvk schema.GroupVersionKind) bool {
+}](data []byte, obj PT, gvk schema.GroupVersionKind, opts json.Options) bool {
 	var zero T
 	*obj = zero
-	if err := json.Unmarshal(data, obj, options); err != nil {
+	if err := json.Unmarshal(data, obj, opts); err != nil {
 		return false
 	}
 	return obj.GetObjectKind().GroupVersionKind() == gvk

@@ -46,6 +46,9 @@ var errNotEvent = errors.New("linkcodec: not a watch event")
 // (k8s.io/client-go/rest/watch) decodes the object before it reads the
 // next frame; the object decoder copies what it keeps.
 func readEvent(data []byte) (typ string, object []byte, err error) {
+	if typ, object, ok := readAPIServerEvent(data); ok {
+		return typ, object, nil
+	}
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data), options)
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return "", nil, errNotEvent
@@ -85,4 +88,47 @@ func readEvent(data []byte) (typ string, object []byte, err error) {
 		return "", nil, errNotEvent // more after the event
 	}
 	return typ, object, nil
+}
+
+var (
+	eventTypes  = map[string]string{"ADDED": "ADDED", "MODIFIED": "MODIFIED", "DELETED": "DELETED", "BOOKMARK": "BOOKMARK", "ERROR": "ERROR"}
+	eventStart  = []byte(`{"type":"`)
+	eventObject = []byte(`","object":`)
+)
+
+// readAPIServerEvent reads an event written as kube-apiserver writes every
+// one, {"type":"<TYPE>","object":<object or array>} with nothing else, and
+// tells whether data was one. The object's end is found by scan, not
+// checked: the object decoder reads every byte of it next, and refuses what
+// is not JSON (an event client-go's decoder would refuse fails there
+// instead).
+func readAPIServerEvent(data []byte) (typ string, object []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(data, eventStart)
+	if !ok {
+		return "", nil, false
+	}
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		return "", nil, false
+	}
+	for _, c := range rest[:q] {
+		if c < 0x20 || c >= 0x80 || c == '\\' { // escapes, controls, UTF-8: the tokenizer's
+			return "", nil, false
+		}
+	}
+	switch t := rest[:q]; string(t) { // the usual types without a copy each
+	case "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR":
+		typ = eventTypes[string(t)]
+	default:
+		typ = string(t)
+	}
+	if rest, ok = bytes.CutPrefix(rest[q:], eventObject); !ok || len(rest) == 0 || (rest[0] != '{' && rest[0] != '[') {
+		return "", nil, false
+	}
+	var s scan
+	end := s.run(rest, 0)
+	if end < 0 || string(bytes.TrimRight(rest[end:], " \t\r\n")) != "}" {
+		return "", nil, false
+	}
+	return typ, rest[:end:end], true
 }

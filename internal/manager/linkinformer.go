@@ -88,7 +88,8 @@ func linkListWatch(cfg *rest.Config) (*toolscache.ListWatch, error) {
 		c.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
 	c.NegotiatedSerializer = linkcodec.Wrap(serializer.WithoutConversionCodecFactory{CodecFactory: serializer.NewCodecFactory(Scheme)},
-		func(l *kurzv1alpha1.Link) { _, _ = cacheslim.Transform(l) })
+		func(l *kurzv1alpha1.Link) { _, _ = cacheslim.Transform(l) },
+		linkcodec.Skip{ManagedFields: true, Annotation: cacheslim.LastApplied})
 	rc, err := rest.RESTClientFor(c)
 	if err != nil {
 		return nil, fmt.Errorf("client for Links: %w", err)

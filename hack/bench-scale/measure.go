@@ -15,11 +15,12 @@ import (
 
 // startFigures are those of one manager start.
 type startFigures struct {
-	ready, served  time.Duration // /readyz passes; the last Link redirects
-	floor          time.Duration // every Link's watch-list read and discarded, just before the start
-	peakRSS        int64         // VmHWM up to served
-	cpuServed      float64       // CPU seconds used until served
-	rss10s         int64         // RSS 10 s after served
+	ready, served  time.Duration   // /readyz passes; the last Link redirects
+	floor          time.Duration   // every Link's watch-list read and discarded, just before the start (the mean of floorReads)
+	floorReads     []time.Duration // each read, -floor-reads of them
+	peakRSS        int64           // VmHWM up to served
+	cpuServed      float64         // CPU seconds used until served
+	rss10s         int64           // RSS 10 s after served
 	heapTop        string
 	loadAtServed   string
 	settled        time.Duration // every Link reconciled (first start only)
@@ -55,7 +56,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 		return err
 	}
 	defer w.stop()
-	r.first.floor = streamFloor(ctx, c, env)
+	r.first.floor, r.first.floorReads = streamFloor(ctx, c, env)
 	r.loadAtStart = uptime()
 	m, err := startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-1.log"))
 	if err != nil {
@@ -116,7 +117,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	}
 	logf("restarting the manager")
 	m.stop()
-	r.restart.floor = streamFloor(ctx, c, env)
+	r.restart.floor, r.restart.floorReads = streamFloor(ctx, c, env)
 	if m, err = startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-2.log")); err != nil {
 		return err
 	}

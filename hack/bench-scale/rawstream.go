@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -70,25 +71,43 @@ func rawWatchList(ctx context.Context, cfg *rest.Config) (time.Duration, int64, 
 	}
 }
 
-// streamFloor reads every Link's watch-list and discards it, the floor
-// under a replica's start (issue 31 measures a start against it in the
-// same run), and logs it; 0 when it failed.
-func streamFloor(ctx context.Context, c config, env *devenv.Env) time.Duration {
-	sctx, cancel := context.WithTimeout(ctx, c.serveTimeout)
-	defer cancel()
-	d, n, err := rawWatchList(sctx, env.Config())
-	if err != nil {
-		logf("stream floor: %v (load %s)", err, uptime())
-		return 0
+// streamFloor reads every Link's watch-list and discards it, c.floorReads
+// times one after the other, the floor under a replica's start (issue 31
+// measures a start against it in the same run), and logs each read; it
+// returns their mean and the reads, 0 and none when every read failed.
+func streamFloor(ctx context.Context, c config, env *devenv.Env) (time.Duration, []time.Duration) {
+	var reads []time.Duration
+	var sum time.Duration
+	for range max(1, c.floorReads) {
+		sctx, cancel := context.WithTimeout(ctx, c.serveTimeout)
+		d, n, err := rawWatchList(sctx, env.Config())
+		cancel()
+		if err != nil {
+			logf("stream floor: %v (load %s)", err, uptime())
+			continue
+		}
+		logf("stream floor: every Link's watch-list, %d MiB, read and discarded in %s (load %s)", n>>20, secs(d), uptime())
+		reads = append(reads, d)
+		sum += d
 	}
-	logf("stream floor: every Link's watch-list, %d MiB, read and discarded in %s (load %s)", n>>20, secs(d), uptime())
-	return d
+	if len(reads) == 0 {
+		return 0, nil
+	}
+	return sum / time.Duration(len(reads)), reads
 }
 
 // ofFloor is the start against the stream floor measured before it.
 func (f startFigures) ofFloor() string {
 	if f.floor <= 0 {
 		return ""
+	}
+	if len(f.floorReads) > 1 {
+		reads := make([]string, len(f.floorReads))
+		for i, d := range f.floorReads {
+			reads[i] = secs(d)
+		}
+		return fmt.Sprintf("; %.2f× the mean stream floor of %s measured just before (reads %s)",
+			f.served.Seconds()/f.floor.Seconds(), secs(f.floor), strings.Join(reads, ", "))
 	}
 	return fmt.Sprintf("; %.2f× the stream floor of %s measured just before", f.served.Seconds()/f.floor.Seconds(), secs(f.floor))
 }

@@ -39,9 +39,11 @@ type Feed[T runtime.Object] struct {
 
 // Stream is what a Feed gave its sinks: the events of the stream that
 // completed (one per object, unless an object changed while it streamed)
-// and how long it took from the watch's answer to its bookmark.
+// and when the watch answered and how long it took from there to its
+// bookmark.
 type Stream struct {
 	Events int
+	Began  time.Time
 	Took   time.Duration
 }
 

@@ -71,7 +71,7 @@ func (t *tapped[T]) run(f *Feed[T], groups [][]Sink[T]) {
 		if initial {
 			if endsInitialEvents(ev) {
 				n := fd.finish()
-				f.end(&Stream{Events: n, Took: time.Since(began)})
+				f.end(&Stream{Events: n, Began: began, Took: time.Since(began)})
 				initial = false
 			} else {
 				fd.add(ev)

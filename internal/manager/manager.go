@@ -165,13 +165,20 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 	return m, nil
 }
 
+// processStart is about when the process began (package initialization).
+var processStart = time.Now()
+
 // logInitialLinks says, once the caches synced, whether the indexes took
 // the Link informer's first list as it streamed and how long the stream
-// took: the part of a start kube-apiserver paces.
+// took, the part of a start kube-apiserver paces, and what came before and
+// after it: the process's start to the watch's answer, the bookmark to
+// the caches' sync.
 func (m *Manager) logInitialLinks() {
 	log := m.GetLogger().WithName("start")
 	if s, ok := m.initialLinks.Fed(); ok {
-		log.Info("the indexes took the Links as they streamed", "events", s.Events, "stream", s.Took.Round(time.Millisecond).String())
+		ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+		log.Info("the indexes took the Links as they streamed", "events", s.Events, "stream", ms(s.Took),
+			"beforeStream", ms(s.Began.Sub(processStart)), "afterStream", ms(time.Since(s.Began.Add(s.Took))))
 		return
 	}
 	log.Info("the Links came as a list, not a watch-list stream: the indexes took them once it was whole")

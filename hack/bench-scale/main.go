@@ -96,6 +96,7 @@ type config struct {
 	statusFloor      bool
 	floorWorkers     int
 	floorReads       int
+	decodeFloor      bool
 	// settleProfile profiles kube-apiserver and kurz for this long,
 	// settleProfileAt after the manager's start (0: no profile).
 	settleProfile, settleProfileAt time.Duration
@@ -132,6 +133,7 @@ func main() {
 	flag.BoolVar(&c.controlPlaneOnly, "control-plane-only", false, "After loading, measure kube-apiserver and etcd alone (RSS, Link list latency) and start no manager.")
 	flag.BoolVar(&c.statusFloor, "status-floor", false, "After loading, start no manager: write every Link's status once from bench-scale itself (the Link controller's first patch, no client rate limit) with two informers watching, and report the time and CPU per Link, the control plane's floor under any settle. Needs unreconciled Links (a copy of a -load-only directory).")
 	flag.IntVar(&c.floorReads, "floor-reads", 2, "Times the stream floor is read, one after the other, just before each start; a start is given against their mean.")
+	flag.BoolVar(&c.decodeFloor, "decode-floor", true, "After the stream floor, read the same watch-list once more through kurz's own client and decoder, dropping each Link: the start's cost of decoding alone, given beside the start.")
 	flag.IntVar(&c.floorWorkers, "floor-workers", 16, "Concurrent status writes of -status-floor (kurz manager's --link-workers is 16).")
 	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API read figure at least (the reads take turns until -api-duration has passed and each has this many).")
 	flag.DurationVar(&c.apiDuration, "api-duration", time.Minute, "How long the API's read figures take turns, one request of each after the other, one at a time: long enough for several of the manager's collections.")

@@ -18,6 +18,7 @@ type startFigures struct {
 	ready, served  time.Duration   // /readyz passes; the last Link redirects
 	floor          time.Duration   // every Link's watch-list read and discarded, just before the start (the mean of floorReads)
 	floorReads     []time.Duration // each read, -floor-reads of them
+	decodeFloor    time.Duration   // the same read through kurz's decoder, each Link dropped (-decode-floor)
 	peakRSS        int64           // VmHWM up to served
 	cpuServed      float64         // CPU seconds used until served
 	rss10s         int64           // RSS 10 s after served
@@ -57,6 +58,9 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	}
 	defer w.stop()
 	r.first.floor, r.first.floorReads = streamFloor(ctx, c, env)
+	if c.decodeFloor {
+		r.first.decodeFloor = decodeFloor(ctx, c, env)
+	}
 	r.loadAtStart = uptime()
 	m, err := startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-1.log"))
 	if err != nil {
@@ -118,6 +122,9 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	logf("restarting the manager")
 	m.stop()
 	r.restart.floor, r.restart.floorReads = streamFloor(ctx, c, env)
+	if c.decodeFloor {
+		r.restart.decodeFloor = decodeFloor(ctx, c, env)
+	}
 	if m, err = startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-2.log")); err != nil {
 		return err
 	}

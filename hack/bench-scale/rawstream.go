@@ -96,11 +96,21 @@ func streamFloor(ctx context.Context, c config, env *devenv.Env) (time.Duration,
 	return sum / time.Duration(len(reads)), reads
 }
 
-// ofFloor is the start against the stream floor measured before it.
+// ofFloor is the start against the stream floor measured before it, and
+// against the decode floor when there is one.
 func (f startFigures) ofFloor() string {
 	if f.floor <= 0 {
 		return ""
 	}
+	if f.decodeFloor > 0 {
+		return fmt.Sprintf("%s; %.2f× the decode floor of %s (%.2f× the stream floor)", f.ofStreamFloor(),
+			f.served.Seconds()/f.decodeFloor.Seconds(), secs(f.decodeFloor), f.decodeFloor.Seconds()/f.floor.Seconds())
+	}
+	return f.ofStreamFloor()
+}
+
+// ofStreamFloor is the start against the stream floor measured before it.
+func (f startFigures) ofStreamFloor() string {
 	if len(f.floorReads) > 1 {
 		reads := make([]string, len(f.floorReads))
 		for i, d := range f.floorReads {

@@ -37,7 +37,7 @@ type newInformerFunc = func(toolscache.ListerWatcher, runtime.Object, time.Durat
 // client-go's "Index with name namespace does not exist" rather than
 // answering wrong.
 //
-// Its Links are transformed as they are decoded (linkListWatch), so the
+// Its Links are transformed as they are decoded (LinkListWatch), so the
 // informer's own transform is not set: the initial feed
 // (internal/initialevents) hands each Link to the indexes on their own
 // goroutines as soon as the watch yields it, and a transform in the
@@ -70,7 +70,7 @@ func withoutIndex(indexers toolscache.Indexers, name string) toolscache.Indexers
 	return out
 }
 
-// linkListWatch lists and watches every Link as controller-runtime's typed
+// LinkListWatch lists and watches every Link as controller-runtime's typed
 // ListerWatcher does, with kube-apiserver's JSON decoded by linkcodec: a
 // replica's start is mostly decoding every Link, 4x faster there. Each Link
 // is transformed (cacheslim) as it is decoded.
@@ -79,7 +79,7 @@ func withoutIndex(indexers toolscache.Indexers, name string) toolscache.Indexers
 // kube-apiserver then compresses and kurz decompresses, about 1.2
 // CPU-seconds of the two per 100 000 Links on a 2-core machine, to save
 // ~200 MB crossing the cluster network (0.2 s at 10 Gbit/s) or loopback.
-func linkListWatch(cfg *rest.Config) (*toolscache.ListWatch, error) {
+func LinkListWatch(cfg *rest.Config) (*toolscache.ListWatch, error) {
 	c := rest.CopyConfig(cfg)
 	c.DisableCompression = true
 	gv := kurzv1alpha1.GroupVersion

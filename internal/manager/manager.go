@@ -61,7 +61,7 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	links, err := linkListWatch(cfg)
+	links, err := LinkListWatch(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -116,11 +116,9 @@ func readAPIServerEvent(data []byte) (typ string, object []byte, ok bool) {
 			return "", nil, false
 		}
 	}
-	switch t := rest[:q]; string(t) { // the usual types without a copy each
-	case "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR":
-		typ = eventTypes[string(t)]
-	default:
-		typ = string(t)
+	typ, known := eventTypes[string(rest[:q])] // the usual types without a copy each
+	if !known {
+		typ = string(rest[:q])
 	}
 	if rest, ok = bytes.CutPrefix(rest[q:], eventObject); !ok || len(rest) == 0 || (rest[0] != '{' && rest[0] != '[') {
 		return "", nil, false

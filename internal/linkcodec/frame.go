@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -117,7 +118,7 @@ func (f *frameReader) fill() error {
 		f.buf, f.start = f.buf[:n], 0
 	}
 	if len(f.buf) == cap(f.buf) {
-		f.buf = append(f.buf, make([]byte, cap(f.buf))...)[:len(f.buf)]
+		f.buf = slices.Grow(f.buf, cap(f.buf))
 	}
 	for {
 		n, err := f.r.Read(f.buf[len(f.buf):cap(f.buf)])

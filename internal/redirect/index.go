@@ -180,7 +180,7 @@ func (ix *Index) UpsertLink(l *kurzv1alpha1.Link) {
 	// bytes per link once every link has been written.
 	var slot *clicks.Slot
 	if old != nil {
-		if old.entry.uid == l.UID {
+		if old.entry.uid() == l.UID {
 			slot = old.entry.slot
 		}
 		ix.removeLink(old)
@@ -417,7 +417,7 @@ func (ix *Index) refreshKey(host, key string) {
 func (ix *Index) counterFor(l clicks.Link) *clicks.Counter {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	if rec := ix.links[l.Namespace][l.Name]; rec != nil && rec.entry.uid == l.UID {
+	if rec := ix.links[l.Namespace][l.Name]; rec != nil && rec.entry.uid() == l.UID {
 		return rec.entry.slot.Counter(l)
 	}
 	return nil

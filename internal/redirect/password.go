@@ -108,9 +108,9 @@ func (p *passwords) serve(ctx *fasthttp.RequestCtx, h *handler, e *Entry, key []
 	// Every attempt takes its tokens before the slow check, so concurrent
 	// attempts cannot all pass a check of the count. A right password takes
 	// them too and refunds nothing: it sets a cookie, so it is not repeated.
-	ok, _, wait := p.attempts.Take(h.clientKey(ctx)+"\x00"+string(e.uid), 1, now)
+	ok, _, wait := p.attempts.Take(h.clientKey(ctx)+"\x00"+string(e.uid()), 1, now)
 	if ok {
-		ok, _, wait = p.linkAttempts.Take(string(e.uid), 1, now)
+		ok, _, wait = p.linkAttempts.Take(string(e.uid()), 1, now)
 	}
 	if !ok {
 		return tooMany(ctx, wait)
@@ -172,7 +172,7 @@ func (p *passwords) matches(e *Entry, pw []byte) bool {
 		return false // not a bcrypt hash: the comparison would fail too
 	}
 	if cost > maxBcryptCost {
-		if seen, _ := p.costWarned.ContainsOrAdd(e.uid, struct{}{}); !seen {
+		if seen, _ := p.costWarned.ContainsOrAdd(e.uid(), struct{}{}); !seen {
 			p.log.Error(nil, "link password hash is too costly to check; every password is refused until it is rehashed",
 				"link", types.NamespacedName{Namespace: e.rec.namespace, Name: e.rec.name}, "cost", cost, "maxCost", maxBcryptCost)
 		}
@@ -216,7 +216,7 @@ func (p *passwords) close() { _ = p.bcrypt.Close() }
 // password invalidates every cookie of the old one.
 func (p *passwords) cookieMAC(e *Entry, expires int64) []byte {
 	m := hmac.New(sha256.New, p.key)
-	m.Write([]byte(e.uid))
+	m.Write([]byte(e.uid()))
 	m.Write([]byte{0})
 	m.Write([]byte(e.passwordHash))
 	m.Write([]byte{0})

@@ -18,6 +18,7 @@ import (
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/redirect/bcryptproc"
+	"github.com/kurz-dev/kurz/internal/redirect/clicks"
 	"github.com/kurz-dev/kurz/internal/testenv"
 )
 
@@ -132,7 +133,7 @@ func TestCostlyHashRefused(t *testing.T) {
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
 
 	entry := func(uid, hash string) *Entry {
-		return &Entry{uid: types.UID(uid), entryRare: &entryRare{passwordHash: hash}, rec: &linkRec{objRef: objRef{namespace: "ns", name: uid}}}
+		return &Entry{slot: clicks.NewQueue().NewSlot(types.UID(uid)), entryRare: &entryRare{passwordHash: hash}, rec: &linkRec{objRef: objRef{namespace: "ns", name: uid}}}
 	}
 	g.Expect(p.matches(entry("ok", cheap), []byte("right horse"))).To(BeTrue())
 	g.Expect(p.matches(entry("ok", cheap), []byte("wrong"))).To(BeFalse())
@@ -164,7 +165,7 @@ func TestPasswordWorkerFails(t *testing.T) {
 	p := newPasswords([]byte("k"), 1)
 	p.bcrypt = bcryptproc.New(1, filepath.Join(t.TempDir(), "no-such-binary"))
 	p.log = funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
-	e := &Entry{uid: "u", entryRare: &entryRare{passwordHash: bcryptHash(t, "right horse")}, rec: &linkRec{objRef: objRef{namespace: "ns", name: "l"}}}
+	e := &Entry{slot: clicks.NewQueue().NewSlot("u"), entryRare: &entryRare{passwordHash: bcryptHash(t, "right horse")}, rec: &linkRec{objRef: objRef{namespace: "ns", name: "l"}}}
 	for range 3 {
 		g.Expect(p.matches(e, []byte("right horse"))).To(BeTrue())
 		g.Expect(p.matches(e, []byte("wrong"))).To(BeFalse())

@@ -62,7 +62,7 @@ func (ix *Index) linkUID(id types.NamespacedName) (types.UID, bool) {
 	if rec == nil {
 		return "", false
 	}
-	return rec.entry.uid, true
+	return rec.entry.uid(), true
 }
 
 // domainUID is the uid of the Domain record of id. Caller holds wmu.

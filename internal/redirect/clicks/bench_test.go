@@ -58,7 +58,7 @@ func BenchmarkPendingLinkMemory(b *testing.B) {
 // go test -run '^$' -bench Click -benchmem ./internal/redirect/clicks/
 func BenchmarkClick(b *testing.B) {
 	l := Link{UID: "0b6c1f9e-2f2c-4c1e-9a57-000000000001", Namespace: "workspace", Name: "link"}
-	s := NewQueue().NewSlot()
+	s := NewQueue().NewSlot(l.UID)
 	now := time.Now().UnixNano()
 	s.Click(&l, now)
 	b.Run("serial", func(b *testing.B) {

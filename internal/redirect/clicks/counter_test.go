@@ -12,10 +12,10 @@ import (
 // and queues it once per flush round however often it is clicked.
 func TestSlotCountsIntoOneCounter(t *testing.T) {
 	g := NewWithT(t)
-	g.Expect(int(unsafe.Sizeof(Slot{}))).To(Equal(16), "what every Link in the index costs")
+	g.Expect(int(unsafe.Sizeof(Slot{}))).To(Equal(32), "what every Link in the index costs")
 	g.Expect(int(unsafe.Sizeof(Counter{}))).To(BeNumerically("<=", 80), "what a clicked Link costs")
 	q := NewQueue()
-	s := q.NewSlot()
+	s := q.NewSlot("u")
 	g.Expect(s.c.Load()).To(BeNil(), "no Counter before the first click")
 	l := Link{UID: "u", Namespace: "ns", Name: "l"}
 
@@ -42,7 +42,7 @@ func TestSlotCountsIntoOneCounter(t *testing.T) {
 
 // The click path allocates nothing once the Link's Counter exists.
 func TestClickAllocatesNothing(t *testing.T) {
-	s := NewQueue().NewSlot()
+	s := NewQueue().NewSlot("u")
 	l := Link{UID: "u", Namespace: "ns", Name: "l"}
 	s.Click(&l, 1)
 	NewWithT(t).Expect(testing.AllocsPerRun(1000, func() { s.Click(&l, 2) })).To(BeZero())

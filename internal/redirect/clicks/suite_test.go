@@ -101,7 +101,7 @@ func (ix *index) slot(l Link) *Slot {
 	defer ix.mu.Unlock()
 	s := ix.slots[l.UID]
 	if s == nil {
-		s = ix.q.NewSlot()
+		s = ix.q.NewSlot(l.UID)
 		ix.slots[l.UID] = s
 	}
 	return s

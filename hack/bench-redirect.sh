@@ -4,10 +4,10 @@
 # Both servers hold the same core (taskset -c 0, nginx with one worker, kurz
 # with GOMAXPROCS following the affinity); wrk runs on the other core with the
 # same connections, duration and a Lua script picking random keys of the
-# LINKS links. Rounds alternate between the servers. kurz runs the real
-# handler (index lookup, expiry, device targeting, utm, click counting,
-# metrics) through hack/redirect-bench, which fills the index
-# directly instead of from a cluster.
+# LINKS links. Each round runs every server once, in a rotating order
+# (below). kurz runs the real handler (index lookup, expiry, device
+# targeting, utm, click counting, metrics) through hack/redirect-bench,
+# which fills the index directly instead of from a cluster.
 #
 # Each round also reports the server's CPU time per request (user+system,
 # from /proc): on a machine shared with other work, requests/s mostly says
@@ -16,7 +16,7 @@
 # ANALYTICS=1 (the default) also serves "analytics": the same server with
 # click analytics on (-analytics: the capture ring, its consumer and the
 # SQLite store writer, all in the process pinned to core 0, as on a
-# replica), in the same alternating rounds; the requests carry a browser's
+# replica), in the same rounds; the requests carry a browser's
 # User-Agent and a Referer. At the end it prints the analytics server's
 # events taken, rows and clicks written and drops.
 #
@@ -25,7 +25,7 @@
 # collide), BEFORE: a redirect-bench binary built from another tree (e.g.
 # `git worktree add /tmp/main main && (cd /tmp/main && go build -o
 # /tmp/rb-main ./hack/redirect-bench)`), served as "before"
-# on the same core in the same alternating rounds, to compare a change
+# on the same core in the same rounds, to compare a change
 # against the code it changes under the same load.
 set -euo pipefail
 
@@ -186,10 +186,19 @@ done
 
 echo "rounds: $ROUNDS x $DURATION, $CONNECTIONS connections, $LINKS random keys"
 : >"$WORK/results"
-reversed=$(echo "$SERVERS" | tr ' ' '\n' | tac | tr '\n' ' ')
+# Round r starts one server further along the list (nginx kurz before, kurz
+# before nginx, before nginx kurz, ...): over as many rounds as servers, each
+# runs in every position once and none runs twice in a row. Alternating the
+# list and its reverse kept kurz in the middle every round and ran the ends
+# twice in a row at each turn: "before" came out 3-4 % ahead of kurz both
+# with two binaries and with the same two swapped (stop-47 notes).
+read -r -a servers <<<"$SERVERS"
 for r in $(seq "$ROUNDS"); do
-	if [ $((r % 2)) -eq 1 ]; then order=$SERVERS; else order=$reversed; fi
-	for s in $order; do
+	order=()
+	for i in "${!servers[@]}"; do
+		order+=("${servers[$(((r - 1 + i) % ${#servers[@]}))]}")
+	done
+	for s in "${order[@]}"; do
 		server_of "$s"
 		line=$(run_wrk "$s" "$addr" "$DURATION" "$pid")
 		echo "  round $r: $line"
@@ -197,24 +206,35 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-awk '
-	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[$1, kv[1]] += kv[2] } ; n[$1]++
-	  split($4, p, "="); if (p[2] > p99[$1]) p99[$1] = p[2] }
-	END {
-		for (s in n) { rps[s] = v[s, "rps"] / n[s]; cpu[s] = v[s, "cpu_us_per_req"] / n[s] }
-		printf "nginx: %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["nginx"], p99["nginx"] / 1000, cpu["nginx"], v["nginx", "errors"]
-		printf "kurz:  %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["kurz"], p99["kurz"] / 1000, cpu["kurz"], v["kurz", "errors"]
-		printf "ratio kurz/nginx: %.2f (aim >= 0.9); CPU per request nginx/kurz: %.2f\n", rps["kurz"] / rps["nginx"], cpu["nginx"] / cpu["kurz"]
-		if ("before" in n) {
-			printf "before: %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["before"], p99["before"] / 1000, cpu["before"], v["before", "errors"]
-			printf "ratio before/nginx: %.2f; kurz/before: %.2f\n", rps["before"] / rps["nginx"], rps["kurz"] / rps["before"]
-		}
-		if ("analytics" in n) {
-			printf "analytics: %8.0f req/s  p99 %6.2f ms (worst round)  %5.1f us CPU/request  errors %d\n", rps["analytics"], p99["analytics"] / 1000, cpu["analytics"], v["analytics", "errors"]
-			printf "ratio analytics/kurz: %.3f; CPU per click spent on analytics: %.2f us\n", rps["analytics"] / rps["kurz"], cpu["analytics"] - cpu["kurz"]
-			printf "analytics requests measured: %d over %d s\n", v["analytics", "requests"], n["analytics"] * dur
-		}
-	}' dur="${DURATION%s}" "$WORK/results"
+# The summary gives each server's median over the rounds (of req/s, p99 and
+# CPU per request, each on its own), and the ratios of those medians: one
+# round that the machine slowed moves a mean, not a median.
+median() { # server field: the median of field over the server's rounds
+	grep "^$1 " "$WORK/results" | tr ' ' '\n' | sed -n "s/^$2=//p" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+worst() { # server field: the largest value of field over the server's rounds
+	grep "^$1 " "$WORK/results" | tr ' ' '\n' | sed -n "s/^$2=//p" | sort -g | tail -1
+}
+summary() { # server label
+	printf "%-10s %8.0f req/s  p99 %5.2f ms (median; worst round %5.2f)  %5.1f us CPU/request  errors %d\n" "$2:" \
+		"$(median "$1" rps)" "$(median "$1" p99_us | awk '{ print $1 / 1000 }')" "$(worst "$1" p99_us | awk '{ print $1 / 1000 }')" \
+		"$(median "$1" cpu_us_per_req)" "$(grep "^$1 " "$WORK/results" | tr ' ' '\n' | sed -n 's/^errors=//p' | awk '{ s += $1 } END { print s + 0 }')"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+echo "medians of $ROUNDS rounds:"
+summary nginx nginx
+summary kurz kurz
+echo "ratio kurz/nginx: $(ratio "$(median kurz rps)" "$(median nginx rps)") req/s (aim >= 0.9), $(ratio "$(median kurz p99_us)" "$(median nginx p99_us)") p99 (aim <= 1.5); CPU per request nginx/kurz: $(ratio "$(median nginx cpu_us_per_req)" "$(median kurz cpu_us_per_req)")"
+if [ -n "$BEFORE" ]; then
+	summary before before
+	echo "ratio before/nginx: $(ratio "$(median before rps)" "$(median nginx rps)"); kurz/before: $(ratio "$(median kurz rps)" "$(median before rps)") req/s, $(ratio "$(median before cpu_us_per_req)" "$(median kurz cpu_us_per_req)") CPU per request before/kurz"
+fi
+if [ "$ANALYTICS" = 1 ]; then
+	summary analytics analytics
+	echo "ratio analytics/kurz: $(ratio "$(median analytics rps)" "$(median kurz rps)") req/s (aim >= 0.9); CPU per click spent on analytics: $(awk -v a="$(median analytics cpu_us_per_req)" -v k="$(median kurz cpu_us_per_req)" 'BEGIN { printf "%.2f", a - k }') us"
+	echo "analytics requests measured: $(grep '^analytics ' "$WORK/results" | tr ' ' '\n' | sed -n 's/^requests=//p' | awk '{ s += $1 } END { print s + 0 }') over $((ROUNDS * ${DURATION%s})) s"
+fi
 if [ "$ANALYTICS" = 1 ]; then
 	sleep 6 # the writer's last flush
 	kill -USR1 "$ANALYTICS_PID"

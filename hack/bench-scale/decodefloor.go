@@ -30,6 +30,7 @@ func decodeFloor(ctx context.Context, c config, env *devenv.Env) time.Duration {
 	}
 	yes := true
 	start := time.Now()
+	before := markSelf(env)
 	w, err := lw.WatchFuncWithContext(sctx, metav1.ListOptions{
 		SendInitialEvents: &yes, AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
@@ -45,7 +46,8 @@ func decodeFloor(ctx context.Context, c config, env *devenv.Env) time.Duration {
 		return 0
 	}
 	d := time.Since(start)
-	logf("decode floor: every Link's watch-list, %d Links decoded by kurz's decoder and dropped, in %s (load %s)", n, secs(d), uptime())
+	logf("decode floor: every Link's watch-list, %d Links decoded by kurz's decoder and dropped, in %s (load %s); %s", n, secs(d), uptime(),
+		before.to(markSelf(env)).describe("bench-scale"))
 	return d
 }
 

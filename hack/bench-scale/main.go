@@ -86,6 +86,7 @@ type config struct {
 	emptyReplica     bool
 	loadOnly         bool
 	cpuProfile       time.Duration
+	startProfile     time.Duration
 	extraArgs        stringList
 	extraEnv         stringList
 	loader           string
@@ -145,6 +146,7 @@ func main() {
 	flag.DurationVar(&c.idle, "idle", 2*time.Minute, "After the API and redirect figures, wait until this long after the settle and measure the idle replica's RSS (its steady state: Go collects at least every 2 minutes and returns freed memory meanwhile) and what it allocates from when the redirect run's clicks are written (kurz_clicks_pending 0) to then; 0: skip.")
 	flag.BoolVar(&c.emptyReplica, "empty-replica", true, "Before loading into an empty control plane, start the manager with no Link (the Domain only) and read its RSS 30 s after /readyz: the per-link figures are then also given above that floor, (RSS - empty RSS) / N.")
 	flag.BoolVar(&c.loadOnly, "load-only", false, "Stop after loading (with -data-dir: a copy of the directory then starts every later run from unreconciled Links).")
+	flag.DurationVar(&c.startProfile, "start-cpu-profile", 0, "Profile the CPU of the first manager for this long from its start, into cpu-start.pprof (0: no profile).")
 	flag.DurationVar(&c.cpuProfile, "restart-cpu-profile", 20*time.Second, "Profile the CPU of the restarted manager for this long from its start (0: no profile).")
 	flag.DurationVar(&c.settleProfile, "settle-cpu-profile", 0, "Profile the CPU of kube-apiserver and kurz for this long while the controllers settle (0: no profile).")
 	flag.DurationVar(&c.settleProfileAt, "settle-cpu-profile-at", time.Minute, "When, after the manager's start, -settle-cpu-profile begins.")

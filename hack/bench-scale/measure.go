@@ -19,6 +19,9 @@ type startFigures struct {
 	floor          time.Duration   // every Link's watch-list read and discarded, just before the start (the mean of floorReads)
 	floorReads     []time.Duration // each read, -floor-reads of them
 	decodeFloor    time.Duration   // the same read through kurz's decoder, each Link dropped (-decode-floor)
+	floorCPU       []cpuSpan       // the CPU each floor read took
+	began          cpuMark         // the CPU used before the manager started
+	cpuUntilServed cpuSpan         // the CPU kube-apiserver, etcd and kurz used from the manager's start until served
 	peakRSS        int64           // VmHWM up to served
 	cpuServed      float64         // CPU seconds used until served
 	rss10s         int64           // RSS 10 s after served
@@ -57,11 +60,12 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 		return err
 	}
 	defer w.stop()
-	r.first.floor, r.first.floorReads = streamFloor(ctx, c, env)
+	r.first.floor, r.first.floorReads, r.first.floorCPU = streamFloor(ctx, c, env)
 	if c.decodeFloor {
 		r.first.decodeFloor = decodeFloor(ctx, c, env)
 	}
 	r.loadAtStart = uptime()
+	r.first.began = markCPU(env, 0)
 	m, err := startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-1.log"))
 	if err != nil {
 		return err
@@ -70,13 +74,20 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	defer func() { m.stop() }()
 	logf("manager started (pid %d)", m.cmd.Process.Pid)
 	r.settleCost = startSettleCost(ctx, env, m)
+	var startTop func() string
+	if c.startProfile > 0 {
+		startTop = startCPUProfile(ctx, m, c.startProfile, filepath.Join(c.outDir, "cpu-start.pprof"))
+	}
 	var apiTop, kurzTop func() string
 	if c.settleProfile > 0 {
 		apiTop = startAPIServerProfile(ctx, env, c.settleProfileAt, c.settleProfile, profilePath(c, "cpu-settle-kube-apiserver.pprof"))
 		kurzTop = startCPUProfileAfter(ctx, m, c.settleProfileAt, c.settleProfile, profilePath(c, "cpu-settle-kurz.pprof"))
 	}
-	if err := waitServing(ctx, c, m, &r.first); err != nil {
+	if err := waitServing(ctx, c, env, m, &r.first); err != nil {
 		return err
+	}
+	if startTop != nil {
+		r.startCPUTop = startTop()
 	}
 	if err := w.waitSettled(ctx, c, m, r); err != nil {
 		return err
@@ -121,10 +132,11 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	}
 	logf("restarting the manager")
 	m.stop()
-	r.restart.floor, r.restart.floorReads = streamFloor(ctx, c, env)
+	r.restart.floor, r.restart.floorReads, r.restart.floorCPU = streamFloor(ctx, c, env)
 	if c.decodeFloor {
 		r.restart.decodeFloor = decodeFloor(ctx, c, env)
 	}
+	r.restart.began = markCPU(env, 0)
 	if m, err = startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-2.log")); err != nil {
 		return err
 	}
@@ -133,7 +145,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	if c.cpuProfile > 0 {
 		cpuTop = startCPUProfile(ctx, m, c.cpuProfile, filepath.Join(c.outDir, "cpu-restart.pprof"))
 	}
-	if err := waitServing(ctx, c, m, &r.restart); err != nil {
+	if err := waitServing(ctx, c, env, m, &r.restart); err != nil {
 		return err
 	}
 	if cpuTop != nil {
@@ -153,7 +165,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 
 // waitServing polls /readyz and the last Link until both answer, then
 // samples the RSS 10 s later.
-func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures) error {
+func waitServing(ctx context.Context, c config, env *devenv.Env, m *managerProc, f *startFigures) error {
 	noFollow := &http.Client{
 		Timeout:       2 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -193,6 +205,7 @@ func waitServing(ctx context.Context, c config, m *managerProc, f *startFigures)
 			f.served = time.Since(m.started)
 			_, f.peakRSS = procStatus(m.cmd.Process.Pid)
 			f.cpuServed = cpuSeconds(m.cmd.Process.Pid)
+			f.cpuUntilServed = f.began.to(markCPU(env, m.cmd.Process.Pid))
 			f.loadAtServed = uptime()
 			logf("last Link redirects after %s", f.served.Round(100*time.Millisecond))
 		}
@@ -218,6 +231,7 @@ type results struct {
 	emptyHeapTop              string
 	analytics                 string
 	restartCPUTop             string
+	startCPUTop               string
 	settleAPITop              string // kube-apiserver's CPU profile while settling
 	settleKurzTop             string // kurz's
 	settleCost                *settleCost
@@ -267,6 +281,9 @@ func (r *results) print(w *os.File) {
 	p("load average when the manager started", r.loadAtStart)
 	p("first start: /readyz passes", secs(f.ready))
 	p("first start: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(f.served), f.loadAtServed, f.cpuServed)+f.ofFloor())
+	if b := f.cpuBound(); b != "" {
+		p("first start: CPU until the last link redirects", b)
+	}
 	if f.unsettled > 0 {
 		p("controllers settled (every Link reconciled)", fmt.Sprintf("not within %s: %d of %d reconciled (load %s)", secs(f.settled), r.n-f.unsettled, r.n, f.loadAtSettled))
 		p("kurz RSS, at the timeout", mib(f.settledRSS)+perLink(f.settledRSS))
@@ -297,6 +314,9 @@ func (r *results) print(w *os.File) {
 		s := r.restart
 		p("restart: /readyz passes", secs(s.ready))
 		p("restart: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(s.served), s.loadAtServed, s.cpuServed)+s.ofFloor())
+		if b := s.cpuBound(); b != "" {
+			p("restart: CPU until the last link redirects", b)
+		}
 		p("kurz RSS 10 s after serving, restart", mib(s.rss10s)+perLink(s.rss10s))
 		if s.quiet.measured {
 			p("kurz RSS once quiet after the restart", s.quiet.describe(perLink)+s.quiet.ofSettled(f.quiet))
@@ -304,7 +324,7 @@ func (r *results) print(w *os.File) {
 		p("kurz peak RSS, restart", mib(s.peakRSS))
 	}
 	for _, t := range []struct{ name, top string }{
-		{"heap profile, empty replica", r.emptyHeapTop}, {"heap profile, settled", f.heapTop}, {"heap profile, restart", r.restart.heapTop}, {"CPU profile of the restart", r.restartCPUTop},
+		{"heap profile, empty replica", r.emptyHeapTop}, {"heap profile, settled", f.heapTop}, {"heap profile, restart", r.restart.heapTop}, {"CPU profile of the first start", r.startCPUTop}, {"CPU profile of the restart", r.restartCPUTop},
 		{"CPU profile of kube-apiserver while settling", r.settleAPITop}, {"CPU profile of kurz while settling", r.settleKurzTop},
 	} {
 		top := t.top

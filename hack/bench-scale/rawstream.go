@@ -73,27 +73,32 @@ func rawWatchList(ctx context.Context, cfg *rest.Config) (time.Duration, int64, 
 
 // streamFloor reads every Link's watch-list and discards it, c.floorReads
 // times one after the other, the floor under a replica's start (issue 31
-// measures a start against it in the same run), and logs each read; it
-// returns their mean and the reads, 0 and none when every read failed.
-func streamFloor(ctx context.Context, c config, env *devenv.Env) (time.Duration, []time.Duration) {
+// measures a start against it in the same run), and logs each read with
+// the CPU kube-apiserver, etcd and bench-scale used for it; it returns
+// their mean and the reads, 0 and none when every read failed.
+func streamFloor(ctx context.Context, c config, env *devenv.Env) (time.Duration, []time.Duration, []cpuSpan) {
 	var reads []time.Duration
+	var spans []cpuSpan
 	var sum time.Duration
 	for range max(1, c.floorReads) {
 		sctx, cancel := context.WithTimeout(ctx, c.serveTimeout)
+		before := markSelf(env)
 		d, n, err := rawWatchList(sctx, env.Config())
+		span := before.to(markSelf(env))
 		cancel()
 		if err != nil {
 			logf("stream floor: %v (load %s)", err, uptime())
 			continue
 		}
-		logf("stream floor: every Link's watch-list, %d MiB, read and discarded in %s (load %s)", n>>20, secs(d), uptime())
+		logf("stream floor: every Link's watch-list, %d MiB, read and discarded in %s (load %s); %s", n>>20, secs(d), uptime(), span.describe("bench-scale"))
 		reads = append(reads, d)
+		spans = append(spans, span)
 		sum += d
 	}
 	if len(reads) == 0 {
-		return 0, nil
+		return 0, nil, nil
 	}
-	return sum / time.Duration(len(reads)), reads
+	return sum / time.Duration(len(reads)), reads, spans
 }
 
 // ofFloor is the start against the stream floor measured before it, and

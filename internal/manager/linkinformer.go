@@ -37,6 +37,9 @@ type newInformerFunc = func(toolscache.ListerWatcher, runtime.Object, time.Durat
 // client-go's "Index with name namespace does not exist" rather than
 // answering wrong.
 //
+// The handlers added to it before it runs share one listener
+// (sharedListener).
+//
 // Its Links are transformed as they are decoded (LinkListWatch), so the
 // informer's own transform is not set: the initial feed
 // (internal/initialevents) hands each Link to the indexes on their own
@@ -46,7 +49,7 @@ func informersWith(links toolscache.ListerWatcher) newInformerFunc {
 	return func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 		if _, ok := obj.(*kurzv1alpha1.Link); ok {
 			indexers = withoutIndex(indexers, toolscache.NamespaceIndex)
-			return decodedTransform{toolscache.NewSharedIndexInformer(links, obj, resync, indexers)}
+			return decodedTransform{newSharedListener(toolscache.NewSharedIndexInformer(links, obj, resync, indexers))}
 		}
 		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
 	}

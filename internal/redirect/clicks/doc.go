@@ -2,16 +2,16 @@
 // exactly once. The redirect server (internal/redirect) uses it one way:
 // this package imports nothing of the server's.
 //
-// A click is counted by a Slot (16 bytes, one per Link in the redirect
-// index, shared by every Entry of the Link's uid): its Counter, made at the
-// Link's first click and identified by the Link (uid, namespace, name),
-// adds it with an atomic add, allocating nothing, and queues itself on the
-// Queue once per flush round. The Writer takes the queued Counters and
-// writes one status patch per Link. Its lifecycle is the server's: Replay
-// (the spool, once the index holds the Links, before serving), Run (a flush
-// every --click-flush-interval while serving) and Finish (the final flush
-// after the server drained, then the spool). Its options (the --click-*
-// flags) and metrics are this package's.
+// A click is counted by a Slot (32 bytes, one per Link in the redirect
+// index, shared by every Entry of the Link's uid, whose uid it holds): its
+// Counter, made at the Link's first click and identified by the Link (uid,
+// namespace, name), adds it with an atomic add, allocating nothing, and
+// queues itself on the Queue once per flush round. The Writer takes the
+// queued Counters and writes one status patch per Link. Its lifecycle is
+// the server's: Replay (the spool, once the index holds the Links, before
+// serving), Run (a flush every --click-flush-interval while serving) and
+// Finish (the final flush after the server drained, then the spool). Its
+// options (the --click-* flags) and metrics are this package's.
 //
 // Counting for status is one use of a click. Click analytics
 // (internal/analytics: per-click events, a bounded ring the redirect fills

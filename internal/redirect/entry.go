@@ -26,7 +26,7 @@ type Entry struct {
 	// expiresAt is in unix nanoseconds; 0 means never.
 	expiresAt int64
 	// entryRare holds the fields few links set; links that set none share
-	// noRare, so an Entry is 64 bytes, not 112: in Go's 64-byte size class
+	// noRare, so an Entry is 64 bytes, not 120: in Go's 64-byte size class
 	// each object is one cache line, which a redirect waits for once (at 80
 	// bytes, every Entry spanned two). The Link's uid is its Slot's.
 	*entryRare

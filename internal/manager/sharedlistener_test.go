@@ -182,7 +182,7 @@ func BenchmarkInitialListToHandlers(b *testing.B) {
 		for _, handlers := range []int{1, 5} {
 			b.Run(fmt.Sprintf("shared=%v/handlers=%d", shared, handlers), func(b *testing.B) {
 				for b.Loop() {
-					var inf toolscache.SharedIndexInformer = toolscache.NewSharedIndexInformer(src.lw(), &kurzv1alpha1.Link{}, 0, toolscache.Indexers{})
+					inf := toolscache.NewSharedIndexInformer(src.lw(), &kurzv1alpha1.Link{}, 0, toolscache.Indexers{})
 					if shared {
 						inf = newSharedListener(inf)
 					}

@@ -109,10 +109,11 @@ func (s *seen) handler() toolscache.ResourceEventHandler {
 }
 
 // The handlers added before the informer runs share one client-go
-// listener and each gets every event in order, the initial list marked
-// as such; their registrations sync once it is delivered. A handler
-// removed gets nothing more; one added once the informer runs gets a
-// listener of its own and the objects the informer holds.
+// listener, and each gets every event in the order the informer delivers
+// them (the same order for all), the initial list marked as such; their
+// registrations sync once it is delivered. A handler removed gets nothing
+// more; one added once the informer runs gets a listener of its own and
+// the objects the informer holds.
 func TestHandlersAddedBeforeRunShareOneListener(t *testing.T) {
 	g := NewWithT(t)
 	src := &streamedLinks{links: linksNamed(3)}
@@ -139,7 +140,10 @@ func TestHandlersAddedBeforeRunShareOneListener(t *testing.T) {
 		}
 		return true
 	}, 10*time.Second, 10*time.Millisecond).Should(BeTrue())
-	initial := []string{"add l0 true", "add l1 true", "add l2 true"}
+	// client-go hands the initial list over in no particular order, but
+	// every handler sees the same one.
+	initial := early[0].all()
+	g.Expect(initial).To(ConsistOf("add l0 true", "add l1 true", "add l2 true"))
 	for i := range early {
 		g.Expect(early[i].all()).To(Equal(initial), "handler %d", i)
 	}

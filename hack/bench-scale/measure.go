@@ -21,9 +21,8 @@ type startFigures struct {
 	decodeFloor    time.Duration   // the same read through kurz's decoder, each Link dropped (-decode-floor)
 	floorCPU       []cpuSpan       // the CPU each floor read took
 	began          cpuMark         // the CPU used before the manager started
-	cpuUntilServed cpuSpan         // the CPU kube-apiserver, etcd and kurz used from the manager's start until served
+	cpuUntilServed cpuSpan         // the CPU kube-apiserver, etcd and kurz (the reader) used from the manager's start until served
 	peakRSS        int64           // VmHWM up to served
-	cpuServed      float64         // CPU seconds used until served
 	rss10s         int64           // RSS 10 s after served
 	heapTop        string
 	loadAtServed   string
@@ -204,7 +203,6 @@ func waitServing(ctx context.Context, c config, env *devenv.Env, m *managerProc,
 		if f.served == 0 && get(last, host) == http.StatusFound {
 			f.served = time.Since(m.started)
 			_, f.peakRSS = procStatus(m.cmd.Process.Pid)
-			f.cpuServed = cpuSeconds(m.cmd.Process.Pid)
 			f.cpuUntilServed = f.began.to(markCPU(env, m.cmd.Process.Pid))
 			f.loadAtServed = uptime()
 			logf("last Link redirects after %s", f.served.Round(100*time.Millisecond))
@@ -280,7 +278,7 @@ func (r *results) print(w *os.File) {
 	}
 	p("load average when the manager started", r.loadAtStart)
 	p("first start: /readyz passes", secs(f.ready))
-	p("first start: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(f.served), f.loadAtServed, f.cpuServed)+f.ofFloor())
+	p("first start: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(f.served), f.loadAtServed, f.cpuUntilServed.reader)+f.ofFloor())
 	if b := f.cpuBound(); b != "" {
 		p("first start: CPU until the last link redirects", b)
 	}
@@ -313,7 +311,7 @@ func (r *results) print(w *os.File) {
 	if r.restarted {
 		s := r.restart
 		p("restart: /readyz passes", secs(s.ready))
-		p("restart: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(s.served), s.loadAtServed, s.cpuServed)+s.ofFloor())
+		p("restart: last link redirects", fmt.Sprintf("%s (load %s), %.1f CPU-s", secs(s.served), s.loadAtServed, s.cpuUntilServed.reader)+s.ofFloor())
 		if b := s.cpuBound(); b != "" {
 			p("restart: CPU until the last link redirects", b)
 		}

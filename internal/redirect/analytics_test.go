@@ -2,13 +2,16 @@ package redirect
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/valyala/fasthttp"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/analytics"
 	"github.com/kurz-dev/kurz/internal/analytics/capture"
 	"github.com/kurz-dev/kurz/internal/analytics/sqlite"
@@ -69,4 +72,54 @@ func TestAnalyticsStoreFailing(t *testing.T) {
 	g.Expect(clicksOf(t, ns, "l")).To(Equal(int64(n)))
 	g.Expect(analyticsMetric(t, "kurz_analytics_dropped_clicks_total")-droppedBefore).To(Equal(float64(n)), "every event dropped and counted")
 	g.Expect(analyticsMetric(t, "kurz_analytics_clicks_written_total") - writtenBefore).To(BeZero())
+}
+
+// utmSink keeps the UTM values of every event the consumer hands it.
+type utmSink struct{ got [][3]string }
+
+func (s *utmSink) Clicked(e *analytics.Event) {
+	s.got = append(s.got, [3]string{e.UTMSource, e.UTMMedium, e.UTMCampaign})
+}
+
+// The click the redirect captures carries the destination it chose for the
+// visitor's device, before the visitor's query was merged in: analytics
+// reads the UTM values of that destination, the iOS target's for an
+// iPhone, the link's URL with the link's utm_* for anything else, and the
+// visitor's own utm_* over them.
+func TestCaptureCarriesTheChosenDestination(t *testing.T) {
+	g := NewWithT(t)
+	ix := NewIndex()
+	ix.UpsertDomain(testDomain("ns", "d", "go.test", 1))
+	app := testLink("ns", "app", "go.test", "app", 2)
+	ios := kurzv1alpha1.URL("https://apps.example/id1?utm_source=app-store")
+	src, campaign := "newsletter", "spring"
+	app.Spec.IOS, app.Spec.UTM = &ios, &kurzv1alpha1.LinkUTM{Source: &src, Campaign: &campaign}
+	ix.UpsertLink(app)
+	registerMetrics()
+	ring := capture.NewRing(8)
+	h := &handler{ix: ix, status: http.StatusFound, analytics: ring}
+	sink := &utmSink{}
+	co := capture.DefaultOptions()
+	co.WriterID = "test"
+	consumer, err := capture.NewWithOutputs(co, ring, oneSalt{[]analytics.DaySalt{{Day: time.Now(), Salt: analytics.NewSalt()}}}, nil, sink)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	for _, r := range []struct{ path, ua, location string }{
+		{"/app", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", "https://apps.example/id1?utm_source=app-store&utm_campaign=spring"},
+		{"/app", browserUA, "https://dest.example/ns/app?utm_source=newsletter&utm_campaign=spring"},
+		{"/app?utm_medium=qr", browserUA, "https://dest.example/ns/app?utm_source=newsletter&utm_campaign=spring&utm_medium=qr"},
+		{"/app?utm_source=qr", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", "https://apps.example/id1?utm_campaign=spring&utm_source=qr"},
+	} {
+		var ctx fasthttp.RequestCtx
+		hotPathRequest(&ctx, http.MethodGet, "go.test", r.path, r.ua)
+		h.serve(&ctx)
+		g.Expect(string(ctx.Response.Header.Peek("Location"))).To(Equal(r.location), r.path+" "+r.ua)
+	}
+	consumer.Drain()
+	g.Expect(sink.got).To(Equal([][3]string{
+		{"app-store", "", "spring"},
+		{"newsletter", "", "spring"},
+		{"newsletter", "qr", "spring"},
+		{"qr", "", "spring"},
+	}))
 }

@@ -94,12 +94,6 @@ func (e *Entry) AnalyticsRef() analytics.LinkRef {
 	return analytics.LinkRef{UID: string(e.uid()), Namespace: e.rec.namespace, Name: e.rec.name, Domain: e.rec.host, Key: e.rec.key}
 }
 
-// AnalyticsDest is the URL a visitor with User-Agent ua was sent to, dest
-// followed by the link's utm_* parameters, before the visitor's query was
-// merged in. The analytics consumer calls it off the redirect path, per
-// click (capture.Link); it allocates nothing.
-func (e *Entry) AnalyticsDest(ua []byte) (dest, utm string) { return e.destination(ua) }
-
 // expired reports whether the link has expired at now (unix nanoseconds).
 func (e *Entry) expired(now int64) bool { return e.expiresAt != 0 && now >= e.expiresAt }
 

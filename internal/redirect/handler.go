@@ -121,7 +121,8 @@ func (h *handler) answer(ctx *fasthttp.RequestCtx, now time.Time) outcome {
 // follow redirects to the link's destination and counts a click unless the
 // request is HEAD.
 func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bool, now int64) {
-	dest, utm := e.destination(ctx.Request.Header.UserAgent())
+	chosen, chosenUTM := e.destination(ctx.Request.Header.UserAgent())
+	dest, utm := chosen, chosenUTM
 	if qs := ctx.URI().QueryString(); len(qs) > 0 {
 		dest, utm = mergeQuery(dest+utm, string(qs)), ""
 	}
@@ -140,37 +141,38 @@ func (h *handler) follow(ctx *fasthttp.RequestCtx, e *Entry, status int, head bo
 		locations.Put(b)
 	}
 	if !head {
-		h.clicked(ctx, e, now)
+		h.clicked(ctx, e, chosen, chosenUTM, now)
 	}
 }
 
-// clicked records a click of e's Link at now: the one place a click is
-// recorded, once per redirect a visitor follows (HEAD counts none): its
+// clicked records a click of e's Link at now, sent to dest+utm before the
+// visitor's query was merged in: the one place a click is recorded, once
+// per redirect a visitor follows (HEAD counts none): its
 // count for the Link's status (an atomic add, no allocation) and, while
 // the capture runs (analytics on, or a Webhook wants link.clicked), a copy
 // of what the capture needs in a slot of its ring (a full ring drops it
 // and counts; nothing waits or allocates).
-func (h *handler) clicked(ctx *fasthttp.RequestCtx, e *Entry, now int64) {
+func (h *handler) clicked(ctx *fasthttp.RequestCtx, e *Entry, dest, utm string, now int64) {
 	e.slot.Click(e, now)
 	if h.analytics != nil {
-		h.capture(ctx, e, now, h.analytics)
+		h.capture(ctx, e, dest, utm, now, h.analytics)
 	} else if h.onDemand != nil {
 		if r := h.onDemand.Load(); r != nil {
-			h.capture(ctx, e, now, r)
+			h.capture(ctx, e, dest, utm, now, r)
 		}
 	}
 }
 
 // capture copies the click into the analytics ring: the time, the Entry,
-// the client's address, and the User-Agent, Referer, query and country
-// header truncated to the slot's fixed sizes.
-func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, now int64, ring *capture.Ring) {
+// the destination chosen, the client's address, and the User-Agent,
+// Referer, query and country header truncated to the slot's fixed sizes.
+func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, dest, utm string, now int64, ring *capture.Ring) {
 	c, r, ok := ring.Reserve()
 	if !ok {
 		return
 	}
 	c.Time = time.Unix(0, now)
-	c.Link = e
+	c.Link, c.Dest, c.DestUTM = e, dest, utm
 	var xff [][]byte
 	if len(h.trustedProxies) > 0 {
 		xff = ctx.Request.Header.PeekAll(hdrXFF)

@@ -13,15 +13,14 @@ import (
 	"github.com/kurz-dev/kurz/internal/analytics/capture"
 )
 
-// ringLink is a capture.Link as the redirect's Entry is one: its identity
-// and its destination.
+// ringLink is a capture.Link as the redirect's Entry is one, with the
+// destination the redirect records with each of its clicks.
 type ringLink struct {
 	ref  analytics.LinkRef
 	dest string
 }
 
-func (l *ringLink) AnalyticsRef() analytics.LinkRef         { return l.ref }
-func (l *ringLink) AnalyticsDest([]byte) (dest, utm string) { return l.dest, "" }
+func (l *ringLink) AnalyticsRef() analytics.LinkRef { return l.ref }
 
 // BenchmarkRingToBatch is what one click costs a replica without
 // analytics between the redirect's ring slot and its batch's signed body,
@@ -59,7 +58,9 @@ func BenchmarkRingToBatch(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		k, v, _ := ring.Reserve()
-		k.Time, k.Link, k.IP = now, links[i%len(links)], ip
+		l := links[i%len(links)]
+		k.Time, k.Link, k.IP = now, l, ip
+		k.Dest, k.DestUTM = l.dest, ""
 		k.SetUA(ua)
 		k.SetReferer(ref)
 		k.SetQuery(nil)

@@ -115,6 +115,7 @@ func benchClick(ring *Ring, now time.Time, l *testLink, ip netip.Addr, ua, ref [
 		return false
 	}
 	k.Time, k.Link, k.IP = now, l, ip
+	k.Dest, k.DestUTM = l.dest, ""
 	k.SetUA(ua)
 	k.SetReferer(ref)
 	k.SetQuery(nil)

@@ -24,19 +24,28 @@ type testLink struct {
 	dest string
 }
 
-func (l *testLink) AnalyticsRef() analytics.LinkRef       { return l.ref }
-func (l *testLink) AnalyticsDest([]byte) (string, string) { return l.dest, "" }
+func (l *testLink) AnalyticsRef() analytics.LinkRef    { return l.ref }
+func (l *testLink) chooseDest([]byte) (string, string) { return l.dest, "" }
+
+// chooser is a test link that picks its destination as the redirect's
+// Entry does, by User-Agent; put records the choice in the slot as the
+// redirect's handler does.
+type chooser interface {
+	Link
+	chooseDest(ua []byte) (dest, utm string)
+}
 
 type fixedSalts struct{ salts []analytics.DaySalt }
 
 func (f fixedSalts) Salts() (uint64, []analytics.DaySalt) { return 1, f.salts }
 
-func put(r *Ring, l Link, t time.Time, ip, ua, ref, query, country string) bool {
+func put(r *Ring, l chooser, t time.Time, ip, ua, ref, query, country string) bool {
 	c, v, ok := r.Reserve()
 	if !ok {
 		return false
 	}
 	c.Time, c.Link, c.IP = t, l, netip.MustParseAddr(ip)
+	c.Dest, c.DestUTM = l.chooseDest([]byte(ua))
 	c.SetUA([]byte(ua))
 	c.SetReferer([]byte(ref))
 	c.SetQuery([]byte(query))

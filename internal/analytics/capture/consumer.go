@@ -190,7 +190,6 @@ func (c *Consumer) enrich(k *Click) {
 	eventsTotal.Inc()
 	ua := k.UA()
 	li := c.t.link(k.Link)
-	dest, utm := k.Link.AnalyticsDest(ua)
 	cls := c.t.ua(c.uac, ua)
 	e := &c.ev
 	*e = analytics.Event{
@@ -203,7 +202,7 @@ func (c *Consumer) enrich(k *Click) {
 	if r := k.Referer(); len(r) > 0 {
 		e.Referrer = c.t.referrer(r)
 	}
-	u := c.t.destUTM(li, dest, utm)
+	u := c.t.destUTM(li, k.Dest, k.DestUTM)
 	if q := k.Query(); len(q) > 0 {
 		u = c.t.internUTM(analytics.MergeUTM(bytesString(q), u))
 	}

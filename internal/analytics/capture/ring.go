@@ -20,18 +20,13 @@ const (
 )
 
 // Link is what a click slot names the clicked link by: the redirect's
-// Entry (a pointer, so storing it allocates nothing). The consumer asks it,
-// off the redirect path, for the link's identity (AnalyticsRef, once per
-// Link it keeps: the Entry's record is then not read per click) and, per
-// click, for the URL the visitor with User-Agent ua was sent to before the
-// visitor's query was merged in: dest followed by utm (the link's utm_*
-// parameters, "" when dest has them merged in already), as two strings so
-// that nothing is joined per click. A Link's answers never change (a
-// changed Link is a new Entry): the consumer keeps what it derives from
-// them per Link, and per destination.
+// Entry (a pointer, so storing it allocates nothing). The consumer asks it
+// for the link's identity (AnalyticsRef) once per Link it keeps; per click
+// it reads only the slot, which carries the destination the redirect
+// chose. A Link's identity never changes (a changed Link is a new Entry):
+// the consumer keeps what it derives from it per Link.
 type Link interface {
 	AnalyticsRef() analytics.LinkRef
-	AnalyticsDest(ua []byte) (dest, utm string)
 }
 
 // Click is one slot of the Ring: what the redirect copies of a click, fixed
@@ -39,6 +34,12 @@ type Link interface {
 type Click struct {
 	Time time.Time
 	Link Link
+	// Dest and DestUTM are the URL the redirect sent the visitor to before
+	// their query was merged in: Dest followed by DestUTM (the link's utm_*
+	// parameters, "" when Dest has them already). The redirect chose Dest
+	// (device targeting) with the Entry in its cache; the consumer, which
+	// reads its UTM values from it, does not choose again.
+	Dest, DestUTM string
 	// IP is the client's address (hashed, never stored).
 	IP      netip.Addr
 	Country [2]byte
@@ -160,7 +161,8 @@ func (r *Ring) take(max int, f func(*Click)) int {
 			break
 		}
 		f(&s.Click)
-		s.Link = nil // the Entry may be collected once replaced
+		// The Entry and its URLs may be collected once replaced.
+		s.Link, s.Dest, s.DestUTM = nil, "", ""
 		s.seq.Store(r.tail + r.mask + 1)
 		r.tail++
 	}

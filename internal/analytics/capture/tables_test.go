@@ -45,7 +45,7 @@ func (r *batchRecorder) events() []analytics.Event {
 type targetedLink struct{ ref analytics.LinkRef }
 
 func (l *targetedLink) AnalyticsRef() analytics.LinkRef { return l.ref }
-func (l *targetedLink) AnalyticsDest(ua []byte) (string, string) {
+func (l *targetedLink) chooseDest(ua []byte) (string, string) {
 	if strings.Contains(string(ua), "iPhone") {
 		return "https://apps.example/app?utm_source=app-store", ""
 	}
@@ -103,7 +103,7 @@ func TestConsumerTablesStartOverMidMinute(t *testing.T) {
 	c, ring, w := newRecordingConsumer(t, now)
 	l := &testLink{ref: analytics.LinkRef{UID: "u", Namespace: "ns"}, dest: "https://shop.example/?utm_source=a"}
 	other := &testLink{ref: analytics.LinkRef{UID: "flood", Namespace: "ns"}, dest: "https://shop.example/"}
-	click := func(link Link, ref string) {
+	click := func(link chooser, ref string) {
 		for !put(ring, link, now, "192.0.2.1", desktopUA, ref, "", "DE") {
 			c.Drain()
 		}
@@ -145,6 +145,7 @@ func TestConsumerClickAllocatesNothing(t *testing.T) {
 	click := func() { // put, without its conversions
 		k, v, _ := ring.Reserve()
 		k.Time, k.Link, k.IP = now, l, ip
+		k.Dest, k.DestUTM = l.dest, ""
 		k.SetUA(ua)
 		k.SetReferer(ref)
 		k.SetQuery(q)

@@ -30,9 +30,6 @@ const testUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KH
 type testLink struct{ ref analytics.LinkRef }
 
 func (l *testLink) AnalyticsRef() analytics.LinkRef { return l.ref }
-func (l *testLink) AnalyticsDest([]byte) (string, string) {
-	return "https://dest.example/", "?utm_source=newsletter"
-}
 
 type fixedSalts []analytics.DaySalt
 
@@ -107,6 +104,7 @@ func (s *stack) click(l *testLink, ip, country, referer string) bool {
 		return false
 	}
 	c.Time, c.Link, c.IP = time.Now(), l, netip.MustParseAddr(ip)
+	c.Dest, c.DestUTM = "https://dest.example/", "?utm_source=newsletter"
 	c.SetUA([]byte(testUA))
 	c.SetReferer([]byte(referer))
 	c.SetQuery(nil)

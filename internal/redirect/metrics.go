@@ -38,7 +38,7 @@ var (
 	}, []string{"outcome"})
 	lookupSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "kurz_redirect_lookup_duration_seconds",
-		Help:    "Time to answer a redirect request, from parsed request to written response headers (network excluded).",
+		Help:    "Time to answer a redirect request, from its first bytes read to its response headers written (network excluded).",
 		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 10), // 1µs .. ~0.26s
 	})
 	// outcomeCounters resolves each label once, so the hot path is one

@@ -3,11 +3,13 @@
 package connpark
 
 import (
+	"net"
 	"net/http"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/valyala/fasthttp"
 )
 
 // TestDeadlineClock: a connection's timeout and linger, and fasthttp's
@@ -43,4 +45,42 @@ func TestDeadlineClock(t *testing.T) {
 	g.Expect(monoAt(time.Time{})).To(BeZero())
 	g.Expect(monoTime(0).IsZero()).To(BeTrue())
 	g.Expect(monoAt(clockBase)).NotTo(BeZero(), "only the zero time means no deadline")
+}
+
+// TestRequestStart: a handler learns when its request's first bytes were
+// read, on the wall clock and as a duration since, from the one reading
+// connpark took; a connection connpark does not serve has none. The wall
+// offset the sweep refreshes comes back from whatever it was.
+func TestRequestStart(t *testing.T) {
+	g := NewWithT(t)
+	type seen struct {
+		wall    int64
+		elapsed time.Duration
+		ok      bool
+	}
+	got := make(chan seen, 1)
+	ts := startServer(t, Options{ReadTimeout: time.Minute, IdleTimeout: time.Minute}, func(ctx *fasthttp.RequestCtx) {
+		s, ok := RequestStart(ctx.Conn())
+		got <- seen{s.UnixNano(), s.Elapsed(), ok}
+	})
+	c := dial(t, "127.0.0.1", ts.addr)
+	before := time.Now()
+	status, _ := c.get(t, "/k")
+	took := time.Since(before)
+	g.Expect(status).To(Equal(http.StatusOK))
+	s := <-got
+	g.Expect(s.ok).To(BeTrue())
+	// The wall offset is taken from one time.Now; two readings of it may
+	// differ by a microsecond.
+	g.Expect(s.wall).To(BeNumerically("~", before.UnixNano()+int64(took)/2, int64(took)/2+int64(time.Millisecond)))
+	g.Expect(s.elapsed).To(BeNumerically(">=", 0))
+	g.Expect(s.elapsed).To(BeNumerically("<=", took))
+
+	_, ok := RequestStart(&net.TCPConn{})
+	g.Expect(ok).To(BeFalse(), "not a connection Serve serves")
+
+	good := wallOffset.Load()
+	wallOffset.Store(good + int64(time.Hour)) // as if the wall clock had stepped back an hour
+	syncWall()
+	g.Expect(wallOffset.Load()).To(BeNumerically("~", good, int64(time.Millisecond)))
 }

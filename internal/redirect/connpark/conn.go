@@ -36,6 +36,7 @@ type conn struct {
 	// until fasthttp's next read takes it; nil in between (see Read).
 	ahead *aheadBuf
 	dl    deadlines
+	start int64 // on the deadline clock: the current request's first bytes (RequestStart)
 	io    rawIO
 
 	closed atomic.Bool

@@ -57,15 +57,12 @@ func after(now int64, d time.Duration) int64 {
 	return now + int64(d)
 }
 
-// startRequest sets the deadlines of the request whose first bytes just
-// arrived.
+// startRequest notes the start of the request whose first bytes just
+// arrived (RequestStart) and sets its deadlines.
 func (c *conn) startRequest() {
-	t := c.s.timeouts
-	if t.read <= 0 && t.write <= 0 {
-		c.dl.readWant, c.dl.writeWant = 0, 0
-		return
-	}
 	now := monoNow()
+	c.start = now
+	t := c.s.timeouts
 	c.dl.readWant, c.dl.writeWant = after(now, t.read), after(now, t.write)
 }
 

@@ -250,6 +250,7 @@ func (s *Server) sweepLoop() {
 		case <-s.stopSweep:
 			return
 		case now := <-t.C: // a time with a monotonic reading
+			syncWall()
 			s.sweep(monoAt(now))
 		}
 	}

@@ -24,7 +24,8 @@ const (
 // for the link's identity (AnalyticsRef) once per Link it keeps; per click
 // it reads only the slot, which carries the destination the redirect
 // chose. A Link's identity never changes (a changed Link is a new Entry):
-// the consumer keeps what it derives from it per Link.
+// the consumer keeps what it derives from it per Link, keyed by the
+// pointer the interface holds: a Link is a pointer type.
 type Link interface {
 	AnalyticsRef() analytics.LinkRef
 }

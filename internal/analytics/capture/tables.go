@@ -2,6 +2,7 @@ package capture
 
 import (
 	"hash/maphash"
+	"unsafe"
 
 	"github.com/kurz-dev/kurz/internal/analytics"
 )
@@ -59,7 +60,7 @@ type countryOf struct {
 // pointers (Event.Ident). One goroutine (the consumer's) owns them.
 type tables struct {
 	strs      map[string]string
-	links     map[Link]*linkInfo
+	links     map[unsafe.Pointer]*linkInfo
 	uas       map[uint64]uaInfo
 	refs      map[string]string // Referer header -> interned host
 	seed      maphash.Seed
@@ -70,7 +71,7 @@ type tables struct {
 
 func newTables() tables {
 	return tables{
-		strs: map[string]string{}, links: map[Link]*linkInfo{}, uas: map[uint64]uaInfo{},
+		strs: map[string]string{}, links: map[unsafe.Pointer]*linkInfo{}, uas: map[uint64]uaInfo{},
 		refs: map[string]string{}, seed: maphash.MakeSeed(),
 	}
 }
@@ -108,16 +109,24 @@ func (t *tables) internUTM(u analytics.UTM) analytics.UTM {
 
 // link is what the consumer keeps of l, made at its first click.
 func (t *tables) link(l Link) *linkInfo {
-	if li, ok := t.links[l]; ok {
+	k := linkKey(l)
+	if li, ok := t.links[k]; ok {
 		return li
 	}
 	if len(t.links) >= linkCacheMax {
 		t.startOver()
 	}
 	li := &linkInfo{ref: l.AnalyticsRef()}
-	t.links[l] = li
+	t.links[k] = li
 	return li
 }
+
+// linkKey is l's identity as a map key: the pointer the interface holds
+// (every Link is a pointer, the redirect's *Entry). A map keyed by it hashes
+// 8 bytes where one keyed by the interface hashes through its type, and the
+// key keeps the Link alive as the interface did, so no other Link can take
+// its address while the table holds it.
+func linkKey(l Link) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&l))[1] }
 
 // destUTM is the interned UTM values of the URL dest+utm, one of li's
 // destinations. A Link's destinations never change (a changed Link is a

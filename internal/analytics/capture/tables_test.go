@@ -186,3 +186,17 @@ func TestTablesReferrerCache(t *testing.T) {
 		t.Errorf("a cached Referer allocates %v times", n)
 	}
 }
+
+// The link table keys a Link by the pointer it is: the same Link finds its
+// record, another Link (even one naming the same link) gets its own.
+func TestLinkTableKeysByPointer(t *testing.T) {
+	g := NewWithT(t)
+	tb := newTables()
+	ref := analytics.LinkRef{UID: "u", Namespace: "ns", Name: "l"}
+	a, b := &testLink{ref: ref}, &testLink{ref: ref}
+	li := tb.link(a)
+	g.Expect(li.ref).To(Equal(ref))
+	g.Expect(tb.link(a)).To(BeIdenticalTo(li))
+	g.Expect(tb.link(b)).NotTo(BeIdenticalTo(li))
+	g.Expect(tb.links).To(HaveLen(2))
+}

@@ -168,6 +168,10 @@ bench: control-plane ## Run the benchmarks (BENCH=regexp, BENCH_TIME=1x).
 bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light), and with click analytics on. LINKS, CONNECTIONS, DURATION, ROUNDS, ANALYTICS (1; 0 leaves it out).
 	GO=$(GO) hack/bench-redirect.sh
 
+.PHONY: bench-redirect-ab
+bench-redirect-ab: ## Two redirect-bench builds on one core at the same time, to tell a 1-3 % change: A=<binary> (B: this tree's), ANALYTICS, LINKS, ROUNDS, DURATION.
+	GO=$(GO) hack/bench-redirect-ab.sh
+
 .PHONY: bench-analytics
 bench-analytics: ## Load CLICKS (10000000) clicks over 90 days in 10000 links into the SQLite analytics store; print ingest, bytes per click and query latencies. ARGS="..." passes flags.
 	$(GO) run ./hack/bench-analytics -clicks $(or $(CLICKS),10000000) $(ARGS)

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Compare two builds of the redirect server under the same load at the same
+# time, for changes too small for make bench-redirect to tell apart.
+#
+# make bench-redirect runs one server at a time, ten seconds each; on the
+# project's virtual machine the same binary's requests/s moves by 10-20 %
+# from one ten seconds to the next, so a change of 1-3 % is lost in it.
+# Here both servers run at once on core 0, each loaded by its own wrk on
+# core 1 (same connections, same random keys, same headers as
+# bench-redirect): the kernel's scheduler gives each half of the core, and
+# whatever else the machine does in those seconds slows both. The ratio of
+# their requests/s is then the inverse ratio of their CPU per request: the
+# same binary against itself gives 1.00 within a few thousandths.
+#
+# It is a comparison of two builds of one server (the same threads, the same
+# share of the core), not of kurz against nginx: servers with other thread
+# layouts do not split the core evenly.
+#
+# A: a redirect-bench binary (e.g. built from the code a change replaces:
+# `git worktree add /tmp/before main && (cd /tmp/before && go build -o
+# /tmp/rb-before ./hack/redirect-bench)`); B: another (default: this tree's).
+# ANALYTICS=1 serves both with click analytics on (-analytics, each its own
+# SQLite file). LINKS (10000), CONNECTIONS (64), DURATION (10s), ROUNDS (5).
+set -euo pipefail
+
+LINKS=${LINKS:-10000}
+CONNECTIONS=${CONNECTIONS:-64}
+DURATION=${DURATION:-10s}
+ROUNDS=${ROUNDS:-5}
+ANALYTICS=${ANALYTICS:-0}
+HOST=bench.kurz.test
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+GO=${GO:-go}
+
+if [ -z "${A:-}" ]; then
+	echo "A= names the redirect-bench binary to compare against (see the comment at the top)" >&2
+	exit 2
+fi
+command -v wrk >/dev/null || {
+	echo "needs wrk (make bench-redirect installs it)" >&2
+	exit 1
+}
+if [ "$(nproc)" -lt 2 ]; then
+	echo "bench-redirect-ab needs 2 cores (servers on one, wrk on the other)" >&2
+	exit 1
+fi
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+if [ -z "${B:-}" ]; then
+	echo "building B from this tree"
+	(cd "$ROOT" && $GO build -o "$WORK/redirect-bench" ./hack/redirect-bench)
+	B=$WORK/redirect-bench
+fi
+mapfile -t ports < <("$B" -free-ports 2)
+
+start() { # binary port name
+	local flags=()
+	[ "$ANALYTICS" = 1 ] && flags=(-analytics "$WORK/$3.db")
+	taskset -c 0 "$1" -addr "127.0.0.1:$2" -host "$HOST" -links "$LINKS" "${flags[@]}" >"$WORK/$3.out" 2>&1 &
+	PIDS+=($!)
+	for _ in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $HOST" "http://127.0.0.1:$2/k$((LINKS - 1))")" = 302 ] && return
+		sleep 0.1
+	done
+	echo "$3 on port $2 did not answer 302" >&2
+	cat "$WORK/$3.out" >&2
+	exit 1
+}
+start "$A" "${ports[0]}" a
+start "$B" "${ports[1]}" b
+
+cat >"$WORK/keys.lua" <<LUA
+math.randomseed(os.time())
+wrk.headers["Host"] = "$HOST"
+wrk.headers["User-Agent"] = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
+wrk.headers["Referer"] = "https://news.example.com/today"
+request = function()
+	return wrk.format("GET", "/k" .. math.random(0, $LINKS - 1))
+end
+done = function(summary, latency, requests)
+	io.write(string.format("RESULT %.0f\n", summary.requests / (summary.duration / 1e6)))
+end
+LUA
+
+both() { # duration: both servers loaded at once; prints "rpsA rpsB"
+	taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$1" -s "$WORK/keys.lua" "http://127.0.0.1:${ports[0]}/" >"$WORK/a.wrk" &
+	local w=$!
+	taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$1" -s "$WORK/keys.lua" "http://127.0.0.1:${ports[1]}/" >"$WORK/b.wrk"
+	wait "$w"
+	echo "$(awk '/^RESULT/ { print $2 }' "$WORK/a.wrk") $(awk '/^RESULT/ { print $2 }' "$WORK/b.wrk")"
+}
+
+echo "warming up"
+both 2s >/dev/null
+echo "rounds: $ROUNDS x $DURATION, both at once, $CONNECTIONS connections each, $LINKS random keys, analytics $([ "$ANALYTICS" = 1 ] && echo on || echo off)"
+: >"$WORK/ratios"
+for r in $(seq "$ROUNDS"); do
+	read -r a b <<<"$(both "$DURATION")"
+	ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }')
+	echo "  round $r: A $a req/s  B $b req/s  B/A $ratio"
+	echo "$ratio" >>"$WORK/ratios"
+done
+sort -g "$WORK/ratios" | awk '{ v[NR] = $1 } END {
+	m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+	printf "B/A requests/s: median %.3f, range %.3f-%.3f over %d rounds\n", m, v[1], v[NR], NR }'

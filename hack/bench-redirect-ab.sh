@@ -20,7 +20,10 @@
 # `git worktree add /tmp/before main && (cd /tmp/before && go build -o
 # /tmp/rb-before ./hack/redirect-bench)`); B: another (default: this tree's).
 # ANALYTICS=1 serves both with click analytics on (-analytics, each its own
-# SQLite file). LINKS (10000), CONNECTIONS (64), DURATION (10s), ROUNDS (5).
+# SQLite file); ANALYTICS=B only B, so that A=B's binary gives what
+# analytics costs (its store writer is a second thread, at a lower
+# priority: B's share of the core is a little over half while it writes).
+# LINKS (10000), CONNECTIONS (64), DURATION (10s), ROUNDS (5).
 set -euo pipefail
 
 LINKS=${LINKS:-10000}
@@ -63,7 +66,9 @@ mapfile -t ports < <("$B" -free-ports 2)
 
 start() { # binary port name
 	local flags=()
-	[ "$ANALYTICS" = 1 ] && flags=(-analytics "$WORK/$3.db")
+	if [ "$ANALYTICS" = 1 ] || { [ "$ANALYTICS" = B ] && [ "$3" = b ]; }; then
+		flags=(-analytics "$WORK/$3.db")
+	fi
 	taskset -c 0 "$1" -addr "127.0.0.1:$2" -host "$HOST" -links "$LINKS" "${flags[@]}" >"$WORK/$3.out" 2>&1 &
 	PIDS+=($!)
 	for _ in $(seq 100); do
@@ -100,7 +105,7 @@ both() { # duration: both servers loaded at once; prints "rpsA rpsB"
 
 echo "warming up"
 both 2s >/dev/null
-echo "rounds: $ROUNDS x $DURATION, both at once, $CONNECTIONS connections each, $LINKS random keys, analytics $([ "$ANALYTICS" = 1 ] && echo on || echo off)"
+echo "rounds: $ROUNDS x $DURATION, both at once, $CONNECTIONS connections each, $LINKS random keys, analytics $(case $ANALYTICS in 1) echo on ;; B) echo "on in B" ;; *) echo off ;; esac)"
 : >"$WORK/ratios"
 for r in $(seq "$ROUNDS"); do
 	read -r a b <<<"$(both "$DURATION")"

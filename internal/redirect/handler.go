@@ -183,9 +183,7 @@ func (h *handler) capture(ctx *fasthttp.RequestCtx, e *Entry, dest, utm string, 
 	// UserAgent is a field of fasthttp's header; PeekCanonical finds the
 	// others by the name as fasthttp normalised it when parsing, without
 	// PeekBytes' copy and normalisation of the name per click.
-	c.SetUA(hdr.UserAgent())
-	c.SetReferer(hdr.PeekCanonical(hdrReferer))
-	c.SetQuery(ctx.URI().QueryString())
+	c.SetText(hdr.UserAgent(), hdr.PeekCanonical(hdrReferer), ctx.URI().QueryString())
 	if h.countryHeader != nil {
 		c.SetCountry(hdr.PeekCanonical(h.countryHeader))
 	} else {

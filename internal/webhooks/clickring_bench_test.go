@@ -61,9 +61,7 @@ func BenchmarkRingToBatch(b *testing.B) {
 		l := links[i%len(links)]
 		k.Time, k.Link, k.IP = now, l, ip
 		k.Dest, k.DestUTM = l.dest, ""
-		k.SetUA(ua)
-		k.SetReferer(ref)
-		k.SetQuery(nil)
+		k.SetText(ua, ref, nil)
 		k.SetCountry(nil)
 		ring.Commit(v)
 		i++

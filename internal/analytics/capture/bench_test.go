@@ -116,9 +116,7 @@ func benchClick(ring *Ring, now time.Time, l *testLink, ip netip.Addr, ua, ref [
 	}
 	k.Time, k.Link, k.IP = now, l, ip
 	k.Dest, k.DestUTM = l.dest, ""
-	k.SetUA(ua)
-	k.SetReferer(ref)
-	k.SetQuery(nil)
+	k.SetText(ua, ref, nil)
 	k.SetCountry(nil)
 	ring.Commit(v)
 	return true

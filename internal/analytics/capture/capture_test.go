@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,9 +47,7 @@ func put(r *Ring, l chooser, t time.Time, ip, ua, ref, query, country string) bo
 	}
 	c.Time, c.Link, c.IP = t, l, netip.MustParseAddr(ip)
 	c.Dest, c.DestUTM = l.chooseDest([]byte(ua))
-	c.SetUA([]byte(ua))
-	c.SetReferer([]byte(ref))
-	c.SetQuery([]byte(query))
+	c.SetText([]byte(ua), []byte(ref), []byte(query))
 	c.SetCountry([]byte(country))
 	r.Commit(v)
 	return true
@@ -254,3 +253,20 @@ func (b *blockingWriter) Write(ctx context.Context, _ analytics.Batch) error {
 	}
 }
 func (b *blockingWriter) Close() error { return nil }
+
+// A click's User-Agent, Referer and query share one array, each truncated
+// to its own bound and read back apart; a slot is whole cache lines.
+func TestClickText(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(SlotBytes % 64).To(BeZero())
+	long := func(c byte, n int) []byte { return []byte(strings.Repeat(string(c), n)) }
+	var c Click
+	c.SetText(long('u', MaxUA+10), long('r', MaxReferer+10), long('q', MaxQuery+10))
+	g.Expect(c.UA()).To(Equal(long('u', MaxUA)))
+	g.Expect(c.Referer()).To(Equal(long('r', MaxReferer)))
+	g.Expect(c.Query()).To(Equal(long('q', MaxQuery)))
+	c.SetText([]byte("ua"), nil, []byte("utm_source=x"))
+	g.Expect(string(c.UA())).To(Equal("ua"))
+	g.Expect(c.Referer()).To(BeEmpty())
+	g.Expect(string(c.Query())).To(Equal("utm_source=x"))
+}

@@ -146,9 +146,7 @@ func TestConsumerClickAllocatesNothing(t *testing.T) {
 		k, v, _ := ring.Reserve()
 		k.Time, k.Link, k.IP = now, l, ip
 		k.Dest, k.DestUTM = l.dest, ""
-		k.SetUA(ua)
-		k.SetReferer(ref)
-		k.SetQuery(q)
+		k.SetText(ua, ref, q)
 		k.SetCountry(country)
 		ring.Commit(v)
 		c.Drain()

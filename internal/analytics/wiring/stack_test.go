@@ -105,9 +105,7 @@ func (s *stack) click(l *testLink, ip, country, referer string) bool {
 	}
 	c.Time, c.Link, c.IP = time.Now(), l, netip.MustParseAddr(ip)
 	c.Dest, c.DestUTM = "https://dest.example/", "?utm_source=newsletter"
-	c.SetUA([]byte(testUA))
-	c.SetReferer([]byte(referer))
-	c.SetQuery(nil)
+	c.SetText([]byte(testUA), []byte(referer), nil)
 	c.SetCountry([]byte(country))
 	s.ring.Commit(v)
 	return true

@@ -163,8 +163,9 @@ func (s *Server) Start(ctx context.Context) (err error) {
 		// idle connection without its goroutine.
 		ReduceMemoryUsage:            true,
 		DisablePreParseMultipartForm: true,
-		// The handler reads the clock itself; fasthttp's own read per
-		// request would be a second one.
+		// The handler takes the request's start from connpark's reading
+		// of the clock (reqstart_linux.go); fasthttp's own read per
+		// request would be one more.
 		LazyRequestTime:               true,
 		SecureErrorLogMessage:         true,
 		DisableHeaderNamesNormalizing: false,

@@ -43,19 +43,10 @@ command -v wrk >/dev/null || {
 	echo "needs wrk (make bench-redirect installs it)" >&2
 	exit 1
 }
-if [ "$(nproc)" -lt 2 ]; then
-	echo "bench-redirect-ab needs 2 cores (servers on one, wrk on the other)" >&2
-	exit 1
-fi
-
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=hack/bench-redirect-lib.sh
+. "$ROOT/hack/bench-redirect-lib.sh"
+need_two_cores bench-redirect-ab
+start_work
 
 if [ -z "${B:-}" ]; then
 	echo "building B from this tree"
@@ -82,25 +73,14 @@ start() { # binary port name
 start "$A" "${ports[0]}" a
 start "$B" "${ports[1]}" b
 
-cat >"$WORK/keys.lua" <<LUA
-math.randomseed(os.time())
-wrk.headers["Host"] = "$HOST"
-wrk.headers["User-Agent"] = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
-wrk.headers["Referer"] = "https://news.example.com/today"
-request = function()
-	return wrk.format("GET", "/k" .. math.random(0, $LINKS - 1))
-end
-done = function(summary, latency, requests)
-	io.write(string.format("RESULT %.0f\n", summary.requests / (summary.duration / 1e6)))
-end
-LUA
+keys_lua "$WORK/keys.lua" "$HOST" "$LINKS"
 
 both() { # duration: both servers loaded at once; prints "rpsA rpsB"
 	taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$1" -s "$WORK/keys.lua" "http://127.0.0.1:${ports[0]}/" >"$WORK/a.wrk" &
 	local w=$!
 	taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$1" -s "$WORK/keys.lua" "http://127.0.0.1:${ports[1]}/" >"$WORK/b.wrk"
 	wait "$w"
-	echo "$(awk '/^RESULT/ { print $2 }' "$WORK/a.wrk") $(awk '/^RESULT/ { print $2 }' "$WORK/b.wrk")"
+	echo "$(sed -n 's/^RESULT rps=\([0-9]*\).*/\1/p' "$WORK/a.wrk") $(sed -n 's/^RESULT rps=\([0-9]*\).*/\1/p' "$WORK/b.wrk")"
 }
 
 echo "warming up"

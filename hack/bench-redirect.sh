@@ -53,19 +53,10 @@ need_apt() {
 need_apt
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-if [ "$(nproc)" -lt 2 ]; then
-	echo "bench-redirect needs 2 cores (server on one, wrk on the other)" >&2
-	exit 1
-fi
-
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=hack/bench-redirect-lib.sh
+. "$ROOT/hack/bench-redirect-lib.sh"
+need_two_cores bench-redirect
+start_work
 
 echo "building the benchmark server"
 (cd "$ROOT" && $GO build -o "$WORK/redirect-bench" ./hack/redirect-bench)
@@ -78,21 +69,7 @@ BEFORE_ADDR=127.0.0.1:${ports[2]}
 ANALYTICS_ADDR=127.0.0.1:${ports[3]}
 SERVERS="nginx kurz"
 
-cat >"$WORK/random-keys.lua" <<LUA
-math.randomseed(os.time())
-wrk.headers["Host"] = "$HOST"
-wrk.headers["User-Agent"] = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36"
-wrk.headers["Referer"] = "https://news.example.com/today"
-request = function()
-	return wrk.format("GET", "/k" .. math.random(0, $LINKS - 1))
-end
-done = function(summary, latency, requests)
-	local e = summary.errors
-	io.write(string.format("RESULT rps=%.0f p99_us=%d errors=%d requests=%d\n",
-		summary.requests / (summary.duration / 1e6), latency:percentile(99),
-		e.connect + e.read + e.write + e.status + e.timeout, summary.requests))
-end
-LUA
+keys_lua "$WORK/random-keys.lua" "$HOST" "$LINKS"
 
 mkdir -p "$WORK/nginx"
 cat >"$WORK/nginx/nginx.conf" <<NGINX

@@ -156,15 +156,6 @@ type Counter struct {
 	q *Queue
 }
 
-// Click counts one click at now (unix nanoseconds). Only the first click
-// after a flush round takes the queue's lock; the rest are two atomic
-// operations.
-func (c *Counter) Click(now int64) {
-	if c.add(now) {
-		c.q.push(c)
-	}
-}
-
 // requeue gives back counts a flush could not write, for the next flush.
 func (c *Counter) requeue(delta, last int64) {
 	c.n.Add(delta)

@@ -172,3 +172,11 @@ type cachedReads struct {
 func (c cachedReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	return c.cache.Get(ctx, key, obj, opts...)
 }
+
+// Click counts one click of a Counter at now (unix nanoseconds), as a
+// Slot's click does: the tests' Counters have no Slot.
+func (c *Counter) Click(now int64) {
+	if c.add(now) {
+		c.q.push(c)
+	}
+}

@@ -52,7 +52,7 @@ type servedHost struct {
 	namespace   string
 	notFoundURL string
 	expiredURL  string
-	keys        keyTable
+	keys        map[string]*Entry
 }
 
 // objRef is what the index keeps of an object's metadata. Its creation
@@ -142,7 +142,7 @@ func (ix *Index) lookup(host, key []byte) hit {
 	}
 	r := hit{hostFound: true, notFoundURL: h.notFoundURL, expiredURL: h.expiredURL}
 	if key != nil {
-		r.entry = h.keys.get(key)
+		r.entry = h.keys[string(key)]
 	}
 	ix.mu.RUnlock()
 	return r
@@ -154,7 +154,7 @@ func (ix *Index) Len() int {
 	defer ix.mu.RUnlock()
 	n := 0
 	for _, h := range ix.hosts {
-		n += h.keys.len()
+		n += len(h.keys)
 	}
 	return n
 }
@@ -383,11 +383,11 @@ func (ix *Index) refreshHost(host string) {
 		namespace:   owner.namespace,
 		notFoundURL: owner.notFoundURL,
 		expiredURL:  owner.expiredURL,
-		keys:        newKeyTable(),
+		keys:        map[string]*Entry{},
 	}
 	for key := range ix.linksByHost[host] {
 		if e := ix.keyWinner(host, key, owner.namespace); e != nil {
-			sh.keys.put(e)
+			sh.keys[key] = e
 		}
 	}
 	ix.mu.Lock()
@@ -402,23 +402,11 @@ func (ix *Index) refreshKey(host, key string) {
 		return
 	}
 	e := ix.keyWinner(host, key, sh.namespace)
-	// A table that must grow is copied before the readers' lock is taken,
-	// so they wait only for the swap (at a million keys the copy takes
-	// tens of milliseconds).
-	var bigger *keyTable
-	if e != nil && sh.keys.full() {
-		g := sh.keys.grown()
-		bigger = &g
-	}
 	ix.mu.Lock()
-	switch {
-	case e == nil:
-		sh.keys.delete(key)
-	case bigger != nil:
-		sh.keys = *bigger
-		sh.keys.put(e)
-	default:
-		sh.keys.put(e)
+	if e == nil {
+		delete(sh.keys, key)
+	} else {
+		sh.keys[key] = e
 	}
 	ix.mu.Unlock()
 }

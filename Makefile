@@ -169,7 +169,7 @@ bench-redirect: ## Redirect server vs nginx with wrk (installs wrk, nginx-light)
 	GO=$(GO) hack/bench-redirect.sh
 
 .PHONY: bench-redirect-ab
-bench-redirect-ab: ## Two redirect-bench builds on one core at the same time, to tell a 1-3 % change: A=<binary> (B: this tree's), ANALYTICS, LINKS, ROUNDS, DURATION.
+bench-redirect-ab: ## Two redirect-bench builds on one core at the same time, to tell a change of a few per cent: A=<binary> (B: this tree's), ANALYTICS, LINKS, ROUNDS, DURATION.
 	GO=$(GO) hack/bench-redirect-ab.sh
 
 .PHONY: bench-analytics

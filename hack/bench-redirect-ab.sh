@@ -10,7 +10,11 @@
 # bench-redirect): the kernel's scheduler gives each half of the core, and
 # whatever else the machine does in those seconds slows both. The ratio of
 # their requests/s is then the inverse ratio of their CPU per request: the
-# same binary against itself gives 1.00 within a few thousandths.
+# same binary against itself gives 1.00 within a few thousandths. Sets of
+# rounds at different times differ more than that while the host is busy:
+# one pair of builds gave medians of 1.008 and 0.992 in two sets of five
+# rounds (docs/scaling.md), so tell a change by several sets, and take
+# one under 2 % for no change.
 #
 # It is a comparison of two builds of one server (the same threads, the same
 # share of the core), not of kurz against nginx: servers with other thread

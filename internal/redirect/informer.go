@@ -16,8 +16,8 @@ import (
 // watch feeds the index from the Link and Domain informers of c, and from
 // initialLinks (nil: none) while the Link informer's first list streams. Event
 // handlers run as the informer delivers, so the index follows a change within
-// the watch latency. The returned functions report whether each handler has
-// seen the informer's initial list.
+// the watch latency. The returned functions report whether the index holds
+// each informer's initial list: from its handler, or from initialLinks.
 func (ix *Index) watch(ctx context.Context, c cache.Informers, initialLinks *initialevents.Feed[*kurzv1alpha1.Link]) ([]toolscache.InformerSynced, error) {
 	linkSynced, err := feed(ctx, c, "Link", initialLinks, ix.UpsertLink, ix.DeleteLink)
 	if err != nil {
@@ -31,10 +31,10 @@ func (ix *Index) watch(ctx context.Context, c cache.Informers, initialLinks *ini
 }
 
 // feed hands every event of c's informer of T (named kind in errors) to
-// upsert or, for deletes, to remove, and returns whether the handler has
-// seen the initial list. Objects of another type are ignored. With initial,
-// the informer's first list comes from it as it streams and the handler
-// skips that list's adds.
+// upsert or, for deletes, to remove, and returns whether the index holds
+// the informer's initial list. Objects of another type are ignored. With
+// initial, that list comes from it as it streams and the handler skips its
+// adds.
 func feed[T any, P interface {
 	*T
 	client.Object
@@ -77,10 +77,10 @@ func feed[T any, P interface {
 	// Once fed, the index holds the whole initial list, as of its bookmark:
 	// what the handler still has to do for that list is skip its adds.
 	// Waiting for that as well kept a replica of 100 000 Links from
-	// serving for 0.8-0.9 s past its caches' sync, behind the listener's
-	// backlog of skips (docs/scaling.md, "Indexes fed while the stream
-	// arrives"). Later events reach the index behind that backlog, as
-	// they would at any time.
+	// serving for 0.6-0.8 s past its caches' sync, behind the listener's
+	// backlog of skips (docs/scaling.md, "Serving once the index holds the
+	// list"). Later events reach the index behind that backlog, as they
+	// would at any time.
 	return func() bool {
 		_, fed := initial.Fed()
 		return fed || reg.HasSynced()

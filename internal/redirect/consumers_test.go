@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	toolscache "k8s.io/client-go/tools/cache"
 )
 
 // recorder is a ClickConsumer that records what the server calls, and
@@ -108,4 +110,43 @@ func TestClickConsumersLifecycle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// heldReplay is a ClickConsumer whose Replay waits until released.
+type heldReplay struct{ release chan struct{} }
+
+func (h heldReplay) Replay(ctx context.Context) error {
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+	}
+	return nil
+}
+func (heldReplay) Run(context.Context)          {}
+func (heldReplay) Finish(context.Context) error { return nil }
+
+// TestReadyOnlyOnceListening: an index synced before the server listens
+// (the feed's bookmark comes before the caches' sync, the replay after it)
+// is not yet ready: /readyz would send clicks to a closed port.
+func TestReadyOnlyOnceListening(t *testing.T) {
+	g := NewWithT(t)
+	o := DefaultOptions()
+	o.BindAddress = "127.0.0.1:0"
+	held := heldReplay{release: make(chan struct{})}
+	srv, err := NewServer(o, NewIndex(), held)
+	g.Expect(err).NotTo(HaveOccurred())
+	var synced atomic.Bool
+	srv.synced = []toolscache.InformerSynced{synced.Load}
+	g.Expect(srv.Ready()).To(MatchError(ContainSubstring("not synced")))
+
+	synced.Store(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Start(ctx) }()
+	g.Consistently(srv.Ready, 200*time.Millisecond).Should(MatchError(ContainSubstring("not listening")))
+	close(held.release)
+	g.Eventually(srv.Ready, 10*time.Second).Should(Succeed())
+	cancel()
+	g.Expect(<-done).To(Succeed())
 }

@@ -99,6 +99,20 @@ func (s *Server) Synced() bool {
 	return true
 }
 
+// Ready reports, for /readyz, whether the server answers from a whole
+// index: the index holds the initial lists and the server listens. The
+// index is whole at the feed's bookmark, before the caches' sync, while
+// Start listens only after that sync and the consumers' replay.
+func (s *Server) Ready() error {
+	if !s.Synced() {
+		return errors.New("redirect index not synced yet")
+	}
+	if s.Addr() == nil {
+		return errors.New("redirect server not listening yet")
+	}
+	return nil
+}
+
 // Addr returns the listening address once Start listens, else nil.
 func (s *Server) Addr() net.Addr {
 	s.mu.Lock()

@@ -2,7 +2,6 @@ package redirect
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -47,12 +46,7 @@ func setup(mgr ctrl.Manager, o Options) (*Server, error) {
 		return nil, err
 	}
 	srv.synced = regs
-	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error {
-		if !srv.Synced() {
-			return errors.New("redirect index not synced yet")
-		}
-		return nil
-	}); err != nil {
+	if err := mgr.AddReadyzCheck("redirect-index", func(*http.Request) error { return srv.Ready() }); err != nil {
 		return nil, fmt.Errorf("add redirect readiness check: %w", err)
 	}
 	if err := mgr.Add(srv); err != nil {

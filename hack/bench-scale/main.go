@@ -97,6 +97,7 @@ type config struct {
 	statusFloor      bool
 	floorWorkers     int
 	floorReads       int
+	floorProtocol    string
 	decodeFloor      bool
 	// settleProfile profiles kube-apiserver and kurz for this long,
 	// settleProfileAt after the manager's start (0: no profile).
@@ -134,6 +135,7 @@ func main() {
 	flag.BoolVar(&c.controlPlaneOnly, "control-plane-only", false, "After loading, measure kube-apiserver and etcd alone (RSS, Link list latency) and start no manager.")
 	flag.BoolVar(&c.statusFloor, "status-floor", false, "After loading, start no manager: write every Link's status once from bench-scale itself (the Link controller's first patch, no client rate limit) with two informers watching, and report the time and CPU per Link, the control plane's floor under any settle. Needs unreconciled Links (a copy of a -load-only directory).")
 	flag.IntVar(&c.floorReads, "floor-reads", 2, "Times the stream floor is read, one after the other, just before each start; a start is given against their mean.")
+	flag.StringVar(&c.floorProtocol, "floor-protocol", "h2", "The stream floor's protocol: h2 (kurz's informer's), http/1.1, or both (the reads alternate, h2 first, and the start is given against the mean of all).")
 	flag.BoolVar(&c.decodeFloor, "decode-floor", true, "After the stream floor, read the same watch-list once more through kurz's own client and decoder, dropping each Link: the start's cost of decoding alone, given beside the start.")
 	flag.IntVar(&c.floorWorkers, "floor-workers", 16, "Concurrent status writes of -status-floor (kurz manager's --link-workers is 16).")
 	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API read figure at least (the reads take turns until -api-duration has passed and each has this many).")
@@ -153,6 +155,10 @@ func main() {
 	flag.Var(&c.extraArgs, "manager-arg", "Extra flag for kurz manager (repeatable).")
 	flag.Var(&c.extraEnv, "manager-env", "Extra NAME=VALUE in kurz manager's environment (repeatable): GODEBUG=gctrace=1 writes each GC, with its time since the start, into the manager's log, beside which the API figures' slow requests are logged.")
 	flag.Parse()
+	if c.floorProtocol != "h2" && c.floorProtocol != "http/1.1" && c.floorProtocol != "both" {
+		fmt.Fprintf(os.Stderr, "bench-scale: -floor-protocol must be h2, http/1.1 or both, not %q\n", c.floorProtocol)
+		os.Exit(2)
+	}
 	if c.loader != "api" && c.loader != "etcd" && c.loader != "auto" {
 		fmt.Fprintf(os.Stderr, "bench-scale: -loader must be api, etcd or auto, not %q\n", c.loader)
 		os.Exit(2)

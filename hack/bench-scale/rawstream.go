@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +48,15 @@ func rawWatchList(ctx context.Context, cfg *rest.Config) (time.Duration, int64, 
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 		return 0, 0, fmt.Errorf("watch-list: %s: %s", resp.Status, b)
 	}
+	// A read measures its protocol: HTTP/2 as client-go negotiates it, or
+	// HTTP/1.1 when the config asks for nothing else.
+	want := 2
+	if slices.Equal(cfg.NextProtos, []string{"http/1.1"}) {
+		want = 1
+	}
+	if resp.ProtoMajor != want {
+		return 0, 0, fmt.Errorf("watch-list: answered over %s", resp.Proto)
+	}
 	buf := make([]byte, 1<<20)
 	var n int64
 	// carry holds the tail of the last read, so a marker split across two
@@ -80,17 +90,21 @@ func streamFloor(ctx context.Context, c config, env *devenv.Env) (time.Duration,
 	var reads []time.Duration
 	var spans []cpuSpan
 	var sum time.Duration
-	for range max(1, c.floorReads) {
+	for i := range max(1, c.floorReads) {
 		sctx, cancel := context.WithTimeout(ctx, c.serveTimeout)
 		before := markSelf(env)
-		d, n, err := rawWatchList(sctx, env.Config())
+		cfg, proto := env.Config(), "h2"
+		if c.floorProtocol == "http/1.1" || c.floorProtocol == "both" && i%2 == 1 {
+			cfg.NextProtos, proto = []string{"http/1.1"}, "http/1.1"
+		}
+		d, n, err := rawWatchList(sctx, cfg)
 		span := before.to(markSelf(env))
 		cancel()
 		if err != nil {
 			logf("stream floor: %v (load %s)", err, uptime())
 			continue
 		}
-		logf("stream floor: every Link's watch-list, %d MiB, read and discarded in %s (load %s); %s", n>>20, secs(d), uptime(), span.describe("bench-scale"))
+		logf("stream floor: every Link's watch-list over %s, %d MiB, read and discarded in %s (load %s); %s", proto, n>>20, secs(d), uptime(), span.describe("bench-scale"))
 		reads = append(reads, d)
 		spans = append(spans, span)
 		sum += d

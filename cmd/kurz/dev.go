@@ -16,6 +16,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/consolesession"
 	"github.com/kurz-dev/kurz/internal/devenv"
+	"github.com/kurz-dev/kurz/internal/gctune"
 	"github.com/kurz-dev/kurz/internal/manager"
 )
 
@@ -147,7 +148,7 @@ func parseDevFlags(args []string) (devOptions, error) {
 
 // runDev is `kurz dev`: a local control plane (internal/devenv) and the
 // manager on it, until SIGINT or SIGTERM.
-func runDev(args []string) error {
+func runDev(args []string, gc *gctune.Quiet) error {
 	c, err := parseDevFlags(args)
 	if err != nil {
 		return err
@@ -170,7 +171,7 @@ func runDev(args []string) error {
 		runErr = consolesession.WriteKeyFile(c.sessionKey)
 	}
 	if runErr == nil {
-		runErr = runDevManager(ctx, env, c.manager)
+		runErr = runDevManager(ctx, env, c.manager, gc)
 	}
 	// The manager is done; only now may the API server and etcd go.
 	stopErr := env.Stop()
@@ -180,7 +181,7 @@ func runDev(args []string) error {
 	return errors.Join(runErr, stopErr)
 }
 
-func runDevManager(ctx context.Context, env *devenv.Env, o manager.Options) error {
+func runDevManager(ctx context.Context, env *devenv.Env, o manager.Options, gc *gctune.Quiet) error {
 	fmt.Println("kurz dev: starting the manager (controllers, API, redirects)...")
 	mgr, err := manager.New(ctx, env.Config(), o)
 	if err != nil {
@@ -211,6 +212,9 @@ func runDevManager(ctx context.Context, env *devenv.Env, o manager.Options) erro
 	// An error from a runnable stops the manager: a dead control plane ends
 	// kurz dev with the reason instead of leaving it serving stale answers.
 	if err := mgr.Add(bannerRunnable(env.Watch)); err != nil {
+		return err
+	}
+	if err := addGCTuner(mgr, gc); err != nil {
 		return err
 	}
 	return mgr.Run(ctx)

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	ctrlmanager "sigs.k8s.io/controller-runtime/pkg/manager"
+
 	"github.com/kurz-dev/kurz/internal/gctune"
 )
 
@@ -27,19 +29,43 @@ const defaultGCPercent = 50
 // while quiet, and the first second of work raises the percent back.
 const quietGCPercent = 10
 
-// tuneGC applies defaultGCPercent when GOGC is not set, and lowers it to
-// quietGCPercent while the process is quiet, until ctx ends. A GOGC in the
-// environment turns both off: the operator chose. The soft memory limit
-// (GOMEMLIMIT, else one below the container's: memlimit.go) still bounds
-// the heap from above. It returns the Quiet it runs, nil when GOGC is set.
-func tuneGC(ctx context.Context) *gctune.Quiet {
+// tuneGC applies defaultGCPercent when GOGC is not set and returns the
+// Quiet that lowers it to quietGCPercent while the process is quiet, for
+// the manager to run (gcTuner); nil when GOGC is set: the operator chose.
+// The soft memory limit (GOMEMLIMIT, else one below the container's:
+// memlimit.go) still bounds the heap from above.
+func tuneGC() *gctune.Quiet {
 	if os.Getenv("GOGC") != "" {
 		return nil
 	}
 	debug.SetGCPercent(defaultGCPercent)
 	// Checked every second; ten quiet seconds in a row lower it, so a
 	// pause between two requests of a busy replica does not.
-	q := gctune.NewQuiet(defaultGCPercent, quietGCPercent, time.Second, 10)
-	go q.Run(ctx, time.Second)
-	return q
+	return gctune.NewQuiet(defaultGCPercent, quietGCPercent, time.Second, 10)
+}
+
+// gcTuner runs a Quiet as a manager runnable. It needs no leader, so
+// controller-runtime starts it with the servers, once the caches have
+// synced: a start whose stream stalls (kube-apiserver slow) allocates
+// little for seconds while it is still filling its heap, and the tuner
+// would take that for a quiet replica, lower the percent and return the
+// free pages, which the stream then faults back in (a million-Link start
+// in docs/scaling.md: two collections forced mid-start).
+type gcTuner struct{ q *gctune.Quiet }
+
+func (t gcTuner) Start(ctx context.Context) error {
+	t.q.Run(ctx, time.Second)
+	return nil
+}
+
+func (gcTuner) NeedLeaderElection() bool { return false }
+
+// addGCTuner adds q's runnable to m, when there is a q.
+func addGCTuner(m interface {
+	Add(ctrlmanager.Runnable) error
+}, q *gctune.Quiet) error {
+	if q == nil {
+		return nil
+	}
+	return m.Add(gcTuner{q})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/kurz-dev/kurz/internal/gctune"
 	"github.com/kurz-dev/kurz/internal/manager"
 	"github.com/kurz-dev/kurz/internal/version"
 )
@@ -33,11 +33,9 @@ func main() {
 	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "manager":
-		tuneGC(context.Background())
-		err = runManager(args)
+		err = runManager(args, tuneGC())
 	case "dev":
-		tuneGC(context.Background())
-		err = runDev(args)
+		err = runDev(args, tuneGC())
 	case "import":
 		err = runImport(args)
 	case "version", "--version":
@@ -67,7 +65,7 @@ func bindManagerFlags(fs *flag.FlagSet, o *manager.Options, zo *zap.Options) {
 	zo.BindFlags(fs)
 }
 
-func runManager(args []string) error {
+func runManager(args []string, gc *gctune.Quiet) error {
 	o := manager.DefaultOptions()
 	zo := zap.Options{}
 	fs := flag.NewFlagSet("kurz manager", flag.ContinueOnError)
@@ -91,5 +89,13 @@ func runManager(args []string) error {
 	// The first SIGINT or SIGTERM starts the shutdown: not ready, serve for
 	// --shutdown-delay, drain, flush (manager.Manager.Run). A second one
 	// exits at once (controller-runtime's handler).
-	return manager.Run(ctrl.SetupSignalHandler(), cfg, o)
+	ctx := ctrl.SetupSignalHandler()
+	m, err := manager.New(ctx, cfg, o)
+	if err != nil {
+		return err
+	}
+	if err := addGCTuner(m, gc); err != nil {
+		return err
+	}
+	return m.Run(ctx)
 }

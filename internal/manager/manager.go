@@ -207,12 +207,3 @@ func (m *Manager) setupControllers(cfg *rest.Config) error {
 func gracefulShutdownTimeout(o Options) time.Duration {
 	return max(2*o.Redirect.ShutdownTimeout, o.API.ShutdownTimeout, o.RenewDeadline) + shutdownMargin
 }
-
-// Run builds the manager and runs it until stop is done (see Manager.Run).
-func Run(stop context.Context, cfg *rest.Config, o Options) error {
-	m, err := New(stop, cfg, o)
-	if err != nil {
-		return err
-	}
-	return m.Run(stop)
-}

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kurz-dev/kurz/internal/qr/qrtest"
 	"github.com/kurz-dev/kurz/internal/testenv"
 
-	"github.com/makiuchi-d/gozxing"
-	"github.com/makiuchi-d/gozxing/qrcode"
 	. "github.com/onsi/gomega"
 )
 
@@ -20,9 +19,7 @@ import (
 func decodeQR(g Gomega, data []byte) (string, map[color.RGBA]int) {
 	img, err := png.Decode(bytes.NewReader(data))
 	g.Expect(err).NotTo(HaveOccurred())
-	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
-	g.Expect(err).NotTo(HaveOccurred())
-	res, err := qrcode.NewQRCodeReader().Decode(bmp, nil)
+	text, err := qrtest.Decode(img)
 	g.Expect(err).NotTo(HaveOccurred())
 	colours := map[color.RGBA]int{}
 	b := img.Bounds()
@@ -31,7 +28,7 @@ func decodeQR(g Gomega, data []byte) (string, map[color.RGBA]int) {
 			colours[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
 		}
 	}
-	return res.GetText(), colours
+	return text, colours
 }
 
 // pngQR asks c (in test t) for the QR code at path with body, checks that

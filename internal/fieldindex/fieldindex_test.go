@@ -114,6 +114,16 @@ func TestSetupOnACacheIndexesUniqueValuesPerNamespaceOnly(t *testing.T) {
 	f := c.added["Link"]["field:"+fieldindex.DomainKey]
 	g.Expect(f).NotTo(BeNil())
 	g.Expect(f(link)).To(Equal([]string{"team-a/go.example/35c1"}))
+	// The value built in one piece is the namespace before DomainKeyOf,
+	// for buckets of one to four hexadecimal digits.
+	digits := map[int]bool{}
+	for i := range 5000 {
+		link.Spec.Key = "k" + strconv.Itoa(i)
+		want := fieldindex.DomainKeyOf("go.example", link.Spec.Key)
+		digits[len(want)-len("go.example/")] = true
+		g.Expect(f(link)).To(Equal([]string{"team-a/" + want}))
+	}
+	g.Expect(digits).To(HaveLen(4))
 }
 
 // indexedInformer is a Link informer whose store is a client-go indexer:
@@ -209,6 +219,29 @@ func BenchmarkOnDomain(b *testing.B) {
 			if _, err := links.OnDomain("team-a", domain); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkReplace: client-go's store taking 100 000 Links of one
+// namespace and domain at once with the Link index, as a start's informer
+// does after the watch-list's bookmark, on the path to the caches' sync.
+func BenchmarkReplace(b *testing.B) {
+	ctx := context.Background()
+	links := make([]any, 100000)
+	for i := range links {
+		links[i] = &kurzv1alpha1.Link{ObjectMeta: metav1.ObjectMeta{Name: "link-" + strconv.Itoa(i), Namespace: "team-a"},
+			Spec: kurzv1alpha1.LinkSpec{Domain: "go.example", Key: "k" + strconv.Itoa(i)}}
+	}
+	for b.Loop() {
+		c := indexedCache{recorder: recorder{}, informer: indexedInformer{
+			store: toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{}),
+		}}
+		if err := fieldindex.Setup(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+		if err := c.informer.store.Replace(links, "1"); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -89,6 +89,35 @@ func (f startFigures) cpuBound() string {
 		}
 		out += fmt.Sprintf("; kube-apiserver, etcd and the floor's reader kept %s of the %d cores busy in the floor's reads",
 			strings.Join(busy, ", "), runtime.NumCPU())
+		out += f.apiServerAgainstFloor()
 	}
 	return out
 }
+
+// apiServerAgainstFloor compares kube-apiserver's CPU from the manager's
+// start to the serve with its mean CPU for one floor read: the same stream
+// of the same Links, so about 1× in a start that ran as the floors did
+// (0.99–1.09× in stop 51's four million-Link starts). In stop 52's
+// million-Link starts it was 1.30–2.10×, with kurz's and etcd's CPU up
+// too and the starts 1.66–2.75× their floor, whichever commit of kurz
+// ran; this names such a run in its own output.
+func (f startFigures) apiServerAgainstFloor() string {
+	var sum float64
+	for _, fs := range f.floorCPU {
+		sum += fs.apiServer
+	}
+	if sum <= 0 {
+		return ""
+	}
+	x := f.cpuUntilServed.apiServer / (sum / float64(len(f.floorCPU)))
+	out := fmt.Sprintf("; kube-apiserver spent %.2f× its CPU of a floor read", x)
+	if x > apiServerSlowRun {
+		out += fmt.Sprintf(" (more than %.1f×: kube-apiserver ran slower than while the floor was read)", apiServerSlowRun)
+	}
+	return out
+}
+
+// apiServerSlowRun is the ratio of kube-apiserver's CPU in a start to a
+// floor read's past which a start is flagged: between the 1.09× of the
+// usual starts and the 1.30× of the least slow of the others.
+const apiServerSlowRun = 1.2

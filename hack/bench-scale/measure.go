@@ -59,10 +59,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 		return err
 	}
 	defer w.stop()
-	r.first.floor, r.first.floorReads, r.first.floorCPU = streamFloor(ctx, c, env)
-	if c.decodeFloor {
-		r.first.decodeFloor = decodeFloor(ctx, c, env)
-	}
+	readFloors(ctx, c, env, &r.first)
 	r.loadAtStart = uptime()
 	r.first.began = markCPU(env, 0)
 	m, err := startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-1.log"))
@@ -131,10 +128,7 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 	}
 	logf("restarting the manager")
 	m.stop()
-	r.restart.floor, r.restart.floorReads, r.restart.floorCPU = streamFloor(ctx, c, env)
-	if c.decodeFloor {
-		r.restart.decodeFloor = decodeFloor(ctx, c, env)
-	}
+	readFloors(ctx, c, env, &r.restart)
 	r.restart.began = markCPU(env, 0)
 	if m, err = startManager(c, kubeconfig, filepath.Join(c.outDir, "manager-2.log")); err != nil {
 		return err
@@ -160,6 +154,18 @@ func measure(ctx context.Context, c config, env *devenv.Env, r *results) error {
 		logf("heap profile: %v", err)
 	}
 	return nil
+}
+
+// readFloors reads the stream floor and, with -decode-floor, the decode
+// floor into f: the decode floor last, unless -decode-floor-first.
+func readFloors(ctx context.Context, c config, env *devenv.Env, f *startFigures) {
+	if c.decodeFloor && c.decodeFloorFirst {
+		f.decodeFloor = decodeFloor(ctx, c, env)
+	}
+	f.floor, f.floorReads, f.floorCPU = streamFloor(ctx, c, env)
+	if c.decodeFloor && !c.decodeFloorFirst {
+		f.decodeFloor = decodeFloor(ctx, c, env)
+	}
 }
 
 // waitServing polls /readyz and the last Link until both answer, then

@@ -97,10 +97,11 @@ func (f startFigures) cpuBound() string {
 // apiServerAgainstFloor compares kube-apiserver's CPU from the manager's
 // start to the serve with its mean CPU for one floor read: the same stream
 // of the same Links, so about 1× in a start that ran as the floors did
-// (0.99–1.09× in stop 51's four million-Link starts). In stop 52's
-// million-Link starts it was 1.30–2.10×, with kurz's and etcd's CPU up
-// too and the starts 1.66–2.75× their floor, whichever commit of kurz
-// ran; this names such a run in its own output.
+// (0.99–1.09× in stop 51's four million-Link starts). In three of stop
+// 52's it was 1.30–2.10×, the starts 1.66–2.75× their floor: the settle
+// watcher (startWatcher), idle for more than etcd's 5-minute compaction
+// interval, listed every Link again during the start. This names such a
+// run in its own output.
 func (f startFigures) apiServerAgainstFloor() string {
 	var sum float64
 	for _, fs := range f.floorCPU {

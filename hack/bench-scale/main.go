@@ -138,7 +138,7 @@ func main() {
 	flag.IntVar(&c.floorReads, "floor-reads", 2, "Times the stream floor is read, one after the other, just before each start; a start is given against their mean.")
 	flag.StringVar(&c.floorProtocol, "floor-protocol", "h2", "The stream floor's protocol: h2 (kurz's informer's), http/1.1, or both (the reads alternate, h2 first, and the start is given against the mean of all).")
 	flag.BoolVar(&c.decodeFloor, "decode-floor", true, "After the stream floor, read the same watch-list once more through kurz's own client and decoder, dropping each Link: the start's cost of decoding alone, given beside the start.")
-	flag.BoolVar(&c.decodeFloorFirst, "decode-floor-first", false, "Read the decode floor before the stream floor, not after: whether a stream read after the decode floor's costs kube-apiserver more, as the million-Link starts after it did (docs/scaling.md).")
+	flag.BoolVar(&c.decodeFloorFirst, "decode-floor-first", false, "Read the decode floor before the stream floor, not after (stop 52 read it first to show that a stream read right after it costs kube-apiserver no more; docs/scaling.md).")
 	flag.IntVar(&c.floorWorkers, "floor-workers", 16, "Concurrent status writes of -status-floor (kurz manager's --link-workers is 16).")
 	flag.IntVar(&c.apiSamples, "api-samples", 200, "Requests per API read figure at least (the reads take turns until -api-duration has passed and each has this many).")
 	flag.DurationVar(&c.apiDuration, "api-duration", time.Minute, "How long the API's read figures take turns, one request of each after the other, one at a time: long enough for several of the manager's collections.")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kurz-dev/kurz/internal/consolesession"
 	"github.com/kurz-dev/kurz/internal/devenv"
+	"github.com/kurz-dev/kurz/internal/freeport"
 	"github.com/kurz-dev/kurz/internal/gctune"
 	"github.com/kurz-dev/kurz/internal/manager"
 )
@@ -79,9 +80,10 @@ func (o *devOptions) BindFlags(fs *flag.FlagSet) {
 }
 
 // complete derives what follows from other flags once they are parsed: the
-// token is minted for the first API audience, and clicks kurz dev could not
-// write on its way out wait in the data dir (unless --click-spool is given).
-func (o *devOptions) complete() {
+// token is minted for the first API audience, clicks kurz dev could not
+// write on its way out wait in the data dir (unless --click-spool is given),
+// and a listener asked for on port 0 gets a free port.
+func (o *devOptions) complete() error {
 	// Routing through the Gateway API needs its CRDs; a laptop has none, so
 	// kurz dev brings the ones kurz was built with.
 	o.env.GatewayAPI = o.manager.EnableControllers && o.manager.Controllers.Gateway.Enabled()
@@ -101,10 +103,35 @@ func (o *devOptions) complete() {
 	if o.manager.Redirect.Clicks.Spool == "" {
 		o.manager.Redirect.Clicks.Spool = filepath.Join(o.env.DataDir, "clicks.spool")
 	}
+	// Port 0 (any free port) is picked here, so that the banner and its
+	// commands show the port the server listens on.
+	for _, a := range []*string{&o.manager.API.BindAddress, &o.manager.Redirect.BindAddress,
+		&o.manager.MetricsBindAddress, &o.manager.HealthProbeBindAddress, &o.manager.PprofBindAddress} {
+		if err := pickFreePort(a); err != nil {
+			return err
+		}
+	}
 	// The manager listens only once the control plane is up: etcd and
 	// kube-apiserver must not take its ports meanwhile.
 	o.env.ReservedPorts = listenerPorts(o.manager.API.BindAddress, o.manager.Redirect.BindAddress,
 		o.manager.MetricsBindAddress, o.manager.HealthProbeBindAddress, o.manager.PprofBindAddress)
+	return nil
+}
+
+// pickFreePort replaces port 0 in *addr ("host:0") with a port free on
+// loopback a moment ago, keeping the host. "0" and "" (the server is off)
+// and fixed ports are left as they are.
+func pickFreePort(addr *string) error {
+	host, port, err := net.SplitHostPort(*addr)
+	if err != nil || port != "0" {
+		return nil //nolint:nilerr // not host:port: the manager's validation says what is wrong with it
+	}
+	p, err := freeport.Port()
+	if err != nil {
+		return err
+	}
+	*addr = net.JoinHostPort(host, strconv.Itoa(p))
+	return nil
 }
 
 // devSessionKeyFile is the console session key's file in the data dir.
@@ -142,7 +169,9 @@ func parseDevFlags(args []string) (devOptions, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	o.complete()
+	if err := o.complete(); err != nil {
+		return o, err
+	}
 	return o, o.Validate()
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -28,8 +30,6 @@ func TestParseDevFlags(t *testing.T) {
 			dataDir: ".kurz", api: ":1", redirect: ":2", metrics: "0", probes: ":3", reserved: []int{1, 2, 3, 4}, leaderElect: true},
 		{name: "last of alias and manager flag wins", args: []string{"--api-addr", ":1", "--api-bind-address", ":2", "--redirect-bind-address", ":3", "--redirect-addr", ":4"},
 			dataDir: ".kurz", api: ":2", redirect: ":4", metrics: "127.0.0.1:8082", probes: "0", reserved: []int{2, 4, 8082}},
-		{name: "any free port reserves none", args: []string{"--api-addr", "127.0.0.1:0", "--redirect-addr", ":0", "--metrics-bind-address", "0"},
-			dataDir: ".kurz", api: "127.0.0.1:0", redirect: ":0", metrics: "0", probes: "0"},
 		{name: "a shutdown delay when asked for", args: []string{"--shutdown-delay", "3s"},
 			dataDir: ".kurz", api: "127.0.0.1:8080", redirect: "127.0.0.1:8081", metrics: "127.0.0.1:8082", probes: "0", reserved: []int{8080, 8081, 8082}, shutdownDelay: 3 * time.Second},
 		{name: "manager options are validated", args: []string{"--leader-elect", "--leader-election-renew-deadline", "1m"}, wantErr: true},
@@ -57,6 +57,34 @@ func TestParseDevFlags(t *testing.T) {
 			g.Expect(c.manager.ShutdownDelay).To(Equal(tt.shutdownDelay), "no shutdown delay by default: no endpoints to leave")
 		})
 	}
+}
+
+// TestDevPicksPortZero: a listener asked for on any free port (port 0) gets
+// one before the control plane starts, on its host, so that the banner
+// shows where it listens and etcd and kube-apiserver leave it alone. "0"
+// (off) stays off.
+func TestDevPicksPortZero(t *testing.T) {
+	g := NewWithT(t)
+	c := mustParseDevFlags(t, []string{"--api-addr", "127.0.0.1:0", "--redirect-addr", ":0",
+		"--metrics-bind-address", "0", "--pprof-bind-address", "[::1]:0"})
+	var ports []int
+	for _, a := range []struct{ addr, host string }{
+		{c.manager.API.BindAddress, "127.0.0.1"}, {c.manager.Redirect.BindAddress, ""}, {c.manager.PprofBindAddress, "::1"},
+	} {
+		host, port, err := net.SplitHostPort(a.addr)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(host).To(Equal(a.host))
+		p, err := strconv.Atoi(port)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(p).To(BeNumerically(">", 0), a.addr)
+		ports = append(ports, p)
+	}
+	g.Expect(c.manager.MetricsBindAddress).To(Equal("0"))
+	g.Expect(c.manager.HealthProbeBindAddress).To(Equal("0"))
+	g.Expect(c.env.ReservedPorts).To(Equal(ports), "three different ports, all left to the manager")
+	g.Expect(ports[0]).NotTo(Equal(ports[1]))
+	g.Expect(ports[1]).NotTo(Equal(ports[2]))
+	g.Expect(ports[0]).NotTo(Equal(ports[2]))
 }
 
 func TestDevSpoolsClicksIntoDataDir(t *testing.T) {

@@ -1,5 +1,6 @@
 // Package freeport hands out loopback ports for servers that tests and
-// benchmarks start, never the same port twice in one process.
+// benchmarks start, and for kurz dev's listeners asked for on port 0, never
+// the same port twice in one process.
 //
 // Binding port 0 and closing gives a port that was free a moment ago, but
 // the kernel readily gives the same port to the next bind to port 0: two

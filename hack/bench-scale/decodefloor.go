@@ -31,7 +31,7 @@ func decodeFloor(ctx context.Context, c config, env *devenv.Env) time.Duration {
 	yes := true
 	start := time.Now()
 	before := markSelf(env)
-	w, err := lw.WatchFuncWithContext(sctx, metav1.ListOptions{
+	w, err := lw.WatchWithContext(sctx, metav1.ListOptions{
 		SendInitialEvents: &yes, AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 	})

@@ -10,11 +10,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	kurzv1alpha1 "github.com/kurz-dev/kurz/api/v1alpha1"
 	"github.com/kurz-dev/kurz/internal/devenv"
+	"github.com/kurz-dev/kurz/internal/longwatch"
 )
 
 // settledState tells whether a Link is reconciled: status caught up with
@@ -46,12 +48,19 @@ type watcher struct {
 
 // linkCache is a cache of the tool's own, without a client-side rate
 // limit, that drops what no measurement reads of a Link (managedFields,
-// annotations, and whatever trim clears).
+// annotations, and whatever trim clears). Its watches last hours, as a
+// replica's do (internal/longwatch): with client-go's 5 to 10 minutes, the
+// settle watcher, listed before minutes of floor reads, watched again from
+// a revision etcd had compacted and listed every Link again during the
+// start it timed (docs/scaling.md).
 func linkCache(env *devenv.Env, trim func(*kurzv1alpha1.Link)) (cache.Cache, error) {
 	cfg := env.Config()
 	cfg.QPS = -1
 	return cache.New(cfg, cache.Options{
 		Scheme: scheme,
+		NewInformer: func(lw toolscache.ListerWatcher, obj kruntime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+			return toolscache.NewSharedIndexInformer(longwatch.Wrap(lw), obj, resync, indexers)
+		},
 		DefaultTransform: func(o any) (any, error) {
 			if l, ok := o.(*kurzv1alpha1.Link); ok {
 				l.ManagedFields, l.Annotations = nil, nil

@@ -13,7 +13,7 @@
 // kurz dev at 100 000 Links that came 16 and 27 minutes after the last
 // write, each time 35 CPU-seconds of kube-apiserver and 11 to 12 of the
 // replica, which then held 32 to 68 MiB more RSS than one beside it that
-// had not listed again; at a million, kube-apiserver alone spends about 210
+// had not listed again; at a million, kube-apiserver alone spends 205 to 235
 // CPU-seconds on that stream (docs/scaling.md, "A quiet cluster").
 // Upstream knows this as kubernetes/kubernetes#54974: bookmarks come from
 // the watch cache only.

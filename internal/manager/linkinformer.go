@@ -85,8 +85,9 @@ func withoutIndex(indexers toolscache.Indexers, name string) toolscache.Indexers
 // ~200 MB crossing the cluster network (0.2 s at 10 Gbit/s) or loopback.
 //
 // Its watches last hours (internal/longwatch): without kube-apiserver's
-// watch cache for Links, a quiet cluster would otherwise have every replica
-// list every Link again each 5 to 15 minutes.
+// watch cache for Links, client-go's 5 to 10 minutes had a replica in a
+// quiet cluster list every Link again every 11 to 16 minutes
+// (docs/scaling.md, "A quiet cluster").
 func LinkListWatch(cfg *rest.Config) (longwatch.ListerWatcher, error) {
 	c := rest.CopyConfig(cfg)
 	c.DisableCompression = true

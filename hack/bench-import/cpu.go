@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/kurz-dev/kurz/hack/internal/procstat"
 	"github.com/kurz-dev/kurz/internal/procstop"
 )
 
@@ -20,7 +19,7 @@ import (
 func serverCPU(dir string) cpuTimes {
 	t := cpuTimes{}
 	for _, p := range procstop.Mentioning(dir) {
-		t[p.Name()] += cpuSeconds(p.PID)
+		t[p.Name()] += procstat.CPUSeconds(p.PID)
 	}
 	return t
 }
@@ -55,26 +54,6 @@ func (t cpuTimes) perLink(n int) string {
 		parts[i] = fmt.Sprintf("%s %.1f ms", name, t[name]*1000/float64(n))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// cpuSeconds reads utime and stime of pid from /proc/PID/stat.
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// The fields after the command (which may hold spaces) follow ") ".
-	_, rest, ok := strings.Cut(string(b), ") ")
-	if !ok {
-		return 0
-	}
-	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // USER_HZ
 }
 
 // loadAverage is the first field of /proc/loadavg: how busy the machine was.

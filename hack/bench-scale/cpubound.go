@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kurz-dev/kurz/hack/internal/procstat"
 	"github.com/kurz-dev/kurz/internal/devenv"
 )
 
@@ -30,9 +31,9 @@ type cpuMark struct {
 // process reader (none: 0, as for kurz before it starts).
 func markCPU(env *devenv.Env, reader int) cpuMark {
 	etcdPID, apiPID := env.PIDs()
-	m := cpuMark{at: time.Now(), apiServer: cpuSeconds(apiPID), etcd: cpuSeconds(etcdPID), busy: machineBusy()}
+	m := cpuMark{at: time.Now(), apiServer: procstat.CPUSeconds(apiPID), etcd: procstat.CPUSeconds(etcdPID), busy: machineBusy()}
 	if reader > 0 {
-		m.reader = cpuSeconds(reader)
+		m.reader = procstat.CPUSeconds(reader)
 	}
 	return m
 }

@@ -127,27 +127,6 @@ func procStatus(pid int) (rss, peak int64) {
 	return rss, peak
 }
 
-// cpuSeconds is the CPU time pid has used (user and system): unlike wall
-// time, it hardly depends on what else the machine runs.
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// Fields after the command (which may hold spaces) end with ')'.
-	_, rest, ok := strings.Cut(string(b), ") ")
-	if !ok {
-		return 0
-	}
-	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // USER_HZ
-}
-
 // saveHeapProfile fetches a heap profile (after a GC) from the manager's
 // pprof endpoint into path and returns `go tool pprof -top` of it.
 func saveHeapProfile(ctx context.Context, m *managerProc, path string) (string, error) {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kurz-dev/kurz/hack/internal/procstat"
 	"github.com/kurz-dev/kurz/internal/devenv"
 )
 
@@ -53,7 +54,7 @@ func startSettleCost(ctx context.Context, env *devenv.Env, m *managerProc) *sett
 func (s *settleCost) sampleCPU() map[string]float64 {
 	out := map[string]float64{}
 	for name, pid := range s.pids {
-		out[name] = cpuSeconds(pid)
+		out[name] = procstat.CPUSeconds(pid)
 	}
 	return out
 }

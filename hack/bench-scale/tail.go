@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kurz-dev/kurz/hack/internal/procstat"
 )
 
 // slowRequest is the threshold of issue 26's "p99 under 10 ms": requests
@@ -35,7 +37,7 @@ type tailSample struct {
 }
 
 func (p *tailProbe) sample() tailSample {
-	s := tailSample{at: time.Now(), kurzCPU: cpuSeconds(p.kurz), apiServerCPU: cpuSeconds(p.apiServer), etcdCPU: cpuSeconds(p.etcd), machineBusy: machineBusy()}
+	s := tailSample{at: time.Now(), kurzCPU: procstat.CPUSeconds(p.kurz), apiServerCPU: procstat.CPUSeconds(p.apiServer), etcdCPU: procstat.CPUSeconds(p.etcd), machineBusy: machineBusy()}
 	req, err := http.NewRequestWithContext(p.ctx, http.MethodGet, p.metrics, nil)
 	if err != nil {
 		return s

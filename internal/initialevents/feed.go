@@ -35,6 +35,8 @@ type Feed[T runtime.Object] struct {
 	over bool
 	// fed is the stream the sinks hold, once one completed.
 	fed atomic.Pointer[Stream]
+	// onCut is told of each tapped stream the server cut (OnCut).
+	onCut func(Cut)
 }
 
 // Stream is what a Feed gave its sinks: the events of the stream that
@@ -45,6 +47,23 @@ type Stream struct {
 	Events int
 	Began  time.Time
 	Took   time.Duration
+}
+
+// Cut is an initial stream that the server ended before its bookmark:
+// the sinks gave its objects back, and client-go's reflector lists every
+// object again from the start. Without kube-apiserver's watch cache, a
+// stream that outlasts the 5 to 10 minutes etcd keeps the revision it
+// reads at is cut so, every time (docs/scaling.md, "A start longer than
+// etcd keeps its revision"), and nothing but this says so at kurz's
+// default log level.
+type Cut struct {
+	// Events is how many objects the stream had sent.
+	Events int
+	// Took is from the watch's answer to the cut.
+	Took time.Duration
+	// Err is what the server said in an ERROR event; nil when it just
+	// closed the stream.
+	Err error
 }
 
 // New returns a Feed with no sinks.
@@ -64,6 +83,26 @@ func (f *Feed[T]) Add(sinks ...Sink[T]) error {
 	}
 	f.groups = append(f.groups, sinks)
 	return nil
+}
+
+// OnCut has fn told, on the tap's goroutine, of each tapped stream that
+// the server ended before its bookmark, with an ERROR event or by closing
+// it; not of one the reflector stopped on its own (a shutdown). Call it
+// before the informer starts.
+func (f *Feed[T]) OnCut(fn func(Cut)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onCut = fn
+}
+
+// cut tells OnCut's function of c, if there is one.
+func (f *Feed[T]) cut(c Cut) {
+	f.mu.Lock()
+	fn := f.onCut
+	f.mu.Unlock()
+	if fn != nil {
+		fn(c)
+	}
 }
 
 // Skip tells a handler of the Feed's sinks to skip an add: one of the

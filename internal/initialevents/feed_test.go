@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -247,4 +248,73 @@ func TestUntapped(t *testing.T) {
 	var none *Feed[*kurzv1alpha1.Link]
 	g.Expect(none.Skip(true)).To(BeFalse())
 	g.Expect(fed(none)).To(BeFalse())
+}
+
+// A stream the server ends before its bookmark (kube-apiserver's ERROR
+// event when etcd compacted the revision it reads at, or a closed
+// connection) is reported cut, with how many objects had come and what
+// the server said; one the reflector stops on its own (a shutdown), or
+// one that completes, is not.
+func TestCutStreamIsReported(t *testing.T) {
+	expired := apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+	for _, tc := range []struct {
+		name    string
+		end     func(w watch.Interface, fake *watch.FakeWatcher)
+		cut     bool
+		expired bool
+	}{
+		{"ERROR event", func(w watch.Interface, fake *watch.FakeWatcher) {
+			ev := send(t, w, fake, watch.Error, &expired.ErrStatus)
+			if ev.Type != watch.Error {
+				t.Fatalf("the reflector got %s, want the ERROR event", ev.Type)
+			}
+			w.Stop() // as the reflector does on an ERROR event
+		}, true, true},
+		{"server closes", func(w watch.Interface, fake *watch.FakeWatcher) {
+			fake.Stop()
+			for range w.ResultChan() {
+			}
+		}, true, false},
+		{"reflector stops", func(w watch.Interface, _ *watch.FakeWatcher) { w.Stop() }, false, false},
+		{"bookmark", func(w watch.Interface, fake *watch.FakeWatcher) {
+			send(t, w, fake, watch.Bookmark, endBookmark())
+			w.Stop()
+		}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			f := New[*kurzv1alpha1.Link]()
+			g.Expect(f.Add(newSet())).To(Succeed())
+			var mu sync.Mutex
+			var cuts []Cut
+			f.OnCut(func(c Cut) {
+				mu.Lock()
+				defer mu.Unlock()
+				cuts = append(cuts, c)
+			})
+			w, fake := stream(t, f, newLW())
+			const n = batchSize + 3 // a batch given to the sinks and a partial one
+			for i := range n {
+				send(t, w, fake, watch.Added, link(fmt.Sprint("l", i)))
+			}
+			tc.end(w, fake)
+			w.Stop() // returns once the tap is done
+
+			mu.Lock()
+			defer mu.Unlock()
+			if !tc.cut {
+				g.Expect(cuts).To(BeEmpty())
+				return
+			}
+			g.Expect(cuts).To(HaveLen(1))
+			g.Expect(cuts[0].Events).To(Equal(n))
+			g.Expect(cuts[0].Took).To(BeNumerically(">", 0))
+			if tc.expired {
+				g.Expect(apierrors.IsResourceExpired(cuts[0].Err)).To(BeTrue(), "got %v", cuts[0].Err)
+				g.Expect(cuts[0].Err).To(MatchError(ContainSubstring("too old")))
+			} else {
+				g.Expect(cuts[0].Err).NotTo(HaveOccurred())
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -55,25 +56,40 @@ func (t *tapped[T]) run(f *Feed[T], groups [][]Sink[T]) {
 	began := time.Now()
 	fd := newFeeding(groups)
 	initial := true
+	// errEvent is the ERROR event of the initial stream, if one came: the
+	// reflector stops the watch on it.
+	var errEvent error
+	// undo takes an unfinished stream back out of the sinks and reports it
+	// cut when the server ended it.
+	undo := func(byServer bool) {
+		n := fd.undo()
+		if byServer || errEvent != nil {
+			f.cut(Cut{Events: n, Took: time.Since(began), Err: errEvent})
+		}
+	}
 	for {
 		var ev watch.Event
-		var ok bool
+		var ok, stopped bool
 		select {
 		case ev, ok = <-t.inner.ResultChan():
 		case <-t.stop:
+			stopped = true
 		}
 		if !ok {
 			if initial {
-				fd.undo()
+				undo(!stopped)
 			}
 			return
 		}
 		if initial {
-			if endsInitialEvents(ev) {
+			switch {
+			case endsInitialEvents(ev):
 				n := fd.finish()
 				f.end(&Stream{Events: n, Began: began, Took: time.Since(began)})
 				initial = false
-			} else {
+			case ev.Type == watch.Error:
+				errEvent = apierrors.FromObject(ev.Object)
+			default:
 				fd.add(ev)
 			}
 		}
@@ -81,7 +97,7 @@ func (t *tapped[T]) run(f *Feed[T], groups [][]Sink[T]) {
 		case t.out <- ev:
 		case <-t.stop:
 			if initial {
-				fd.undo()
+				undo(false)
 			}
 			return
 		}
@@ -188,9 +204,14 @@ func (fd *feeding[T]) finish() int {
 }
 
 // undo waits for the sinks, then deletes from them every object the stream
-// gave them: before the informer's first list, they held nothing else.
-func (fd *feeding[T]) undo() {
+// gave them: before the informer's first list, they held nothing else. It
+// returns how many objects the stream had sent.
+func (fd *feeding[T]) undo() int {
 	fd.wait()
+	n := len(fd.batch)
+	for _, batch := range fd.sent {
+		n += len(batch)
+	}
 	for _, sinks := range fd.sinks {
 		for _, batch := range fd.sent {
 			for _, o := range batch {
@@ -201,4 +222,5 @@ func (fd *feeding[T]) undo() {
 		}
 	}
 	fd.sent, fd.batch = nil, nil
+	return n
 }

@@ -88,6 +88,8 @@ func New(ctx context.Context, cfg *rest.Config, o Options) (*Manager, error) {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
 	m := &Manager{Manager: mgr, o: o, initialLinks: initialLinks}
+	startLog := mgr.GetLogger().WithName("start")
+	initialLinks.OnCut(func(c initialevents.Cut) { logCut(startLog, c) })
 	if err := fieldindex.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return nil, err
 	}
